@@ -1,0 +1,190 @@
+//! `cargo xtask ci`: the single gate.
+//!
+//! The steps run in this order, each under a header, and the first failure stops the
+//! gate with the line ``xtask ci: step `NAME` failed`` and a non-zero exit status:
+//!
+//! 1. `fmt`: `cargo fmt --all --check`.
+//! 2. `clippy`: `cargo clippy --workspace --all-targets -- -D warnings`.
+//! 3. `clippy-no-default-features`: the same with `--no-default-features`, so code behind
+//!    a feature gate (`mcp`, `web`, `lsp`, `powershell` on the `toolgate` package) cannot
+//!    rot unseen.
+//! 4. `test`: `cargo nextest run --workspace` when `cargo nextest --version` succeeds,
+//!    else `cargo test --workspace --all-targets`. The tidy checks run here, as tests.
+//! 5. `doctest`: `cargo test --workspace --doc` (nextest does not run doc-tests).
+//! 6. `doc`: `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`, so a
+//!    broken intra-doc link fails the gate.
+//!
+//! The last line printed is the test count summed over steps 4 and 5, read from the
+//! runners' summaries (see [`crate::counts`]): `N passed, N failed` (`, N skipped` when
+//! any were).
+
+use std::io::IsTerminal as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::cmd::{self, Cmd, Output};
+use crate::counts::{self, Counts};
+
+/// A step of the gate.
+pub(crate) struct Step {
+    /// The name `--step` takes and failure messages use.
+    pub(crate) name: &'static str,
+    /// One line for the usage text.
+    pub(crate) about: &'static str,
+}
+
+/// The steps, in the order `cargo xtask ci` runs them.
+pub(crate) const STEPS: [Step; 6] = [
+    Step { name: "fmt", about: "cargo fmt --all --check" },
+    Step { name: "clippy", about: "clippy on every target, warnings denied" },
+    Step { name: "clippy-no-default-features", about: "the same with --no-default-features" },
+    Step { name: "test", about: "cargo nextest run (or cargo test) on the workspace" },
+    Step { name: "doctest", about: "cargo test --workspace --doc" },
+    Step { name: "doc", about: "cargo doc --no-deps, rustdoc warnings denied" },
+];
+
+/// Runs every step in order; stops at the first failure.
+pub(crate) fn run_all() -> ExitCode {
+    let started = Instant::now();
+    let mut gate = Gate::default();
+    for (index, step) in STEPS.iter().enumerate() {
+        if let Err(failure) = gate.run_step(step, index + 1) {
+            return gate.fail(step, &failure);
+        }
+    }
+    eprintln!("\nxtask ci: all {} steps passed in {:.1}s", STEPS.len(), started.elapsed().as_secs_f64());
+    gate.print_counts();
+    ExitCode::SUCCESS
+}
+
+/// Runs the step called `name` alone.
+pub(crate) fn run_one(name: &str) -> ExitCode {
+    let Some((index, step)) = STEPS.iter().enumerate().find(|(_, step)| step.name == name) else {
+        let names: Vec<&str> = STEPS.iter().map(|step| step.name).collect();
+        eprintln!("xtask ci: no step `{name}`; the steps are: {}", names.join(", "));
+        return ExitCode::from(crate::USAGE_EXIT);
+    };
+    let mut gate = Gate::default();
+    match gate.run_step(step, index + 1) {
+        Ok(()) => {
+            gate.print_counts();
+            ExitCode::SUCCESS
+        }
+        Err(failure) => gate.fail(step, &failure),
+    }
+}
+
+/// Why a step failed, when there is more to say than its own output.
+enum Failure {
+    /// The command ran and exited non-zero; its output says why.
+    Exited,
+    /// Something went wrong around the command (it could not start, or its summary
+    /// could not be read).
+    Other(anyhow::Error),
+}
+
+/// The state of one run of the gate: the tests counted so far.
+#[derive(Default)]
+struct Gate {
+    counts: Option<Counts>,
+}
+
+impl Gate {
+    /// Runs one step under its header and reports how long it took.
+    fn run_step(&mut self, step: &Step, number: usize) -> Result<(), Failure> {
+        let started = Instant::now();
+        let (command, runner) = step_command(step.name).map_err(Failure::Other)?;
+        eprintln!("\n==> xtask ci [{number}/{}] {}: {}", STEPS.len(), step.name, command.display());
+        let output = if runner.is_some() { Output::Tee } else { Output::Inherit };
+        let finished = cmd::run(&command, output).map_err(Failure::Other)?;
+        if let Some(runner) = runner {
+            self.count(step, runner, &finished)?;
+        }
+        if !finished.success {
+            eprintln!("==> {} failed after {:.1}s", step.name, started.elapsed().as_secs_f64());
+            return Err(Failure::Exited);
+        }
+        eprintln!("==> {} ok in {:.1}s", step.name, started.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Adds the tests a runner reports to the total.
+    fn count(&mut self, step: &Step, runner: Runner, finished: &cmd::Finished) -> Result<(), Failure> {
+        let parsed = match runner {
+            Runner::Nextest => counts::parse_nextest(&finished.captured),
+            Runner::Libtest => counts::parse_libtest(&finished.captured),
+        };
+        match parsed {
+            Some(counts) => *self.counts.get_or_insert_with(Counts::default) += counts,
+            // A test run that passed must have said how many tests it ran; a workspace
+            // without doc-tests legitimately prints no doc-test result.
+            None if finished.success && step.name == "test" => {
+                return Err(Failure::Other(anyhow::anyhow!(
+                    "the test runner exited successfully but printed no summary to count"
+                )));
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Prints the counted tests, alone on the last line, if any test step ran.
+    fn print_counts(&self) {
+        if let Some(counts) = self.counts {
+            println!("{counts}");
+        }
+    }
+
+    /// Reports a failed step and returns the gate's failing exit status.
+    fn fail(&self, step: &Step, failure: &Failure) -> ExitCode {
+        if let Failure::Other(error) = failure {
+            eprintln!("xtask ci: {error:#}");
+        }
+        self.print_counts();
+        eprintln!("xtask ci: step `{}` failed", step.name);
+        ExitCode::FAILURE
+    }
+}
+
+/// Which test runner's summary a step prints.
+#[derive(Clone, Copy)]
+enum Runner {
+    Nextest,
+    Libtest,
+}
+
+/// The command a step runs, and the runner whose summary it prints if it runs tests.
+fn step_command(name: &str) -> anyhow::Result<(Cmd, Option<Runner>)> {
+    let cargo = Cmd::cargo();
+    Ok(match name {
+        "fmt" => (cargo.args(["fmt", "--all", "--check"]), None),
+        "clippy" => (cargo.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]), None),
+        "clippy-no-default-features" => (
+            cargo.args(["clippy", "--workspace", "--all-targets", "--no-default-features", "--", "-D", "warnings"]),
+            None,
+        ),
+        "test" if nextest_available() => {
+            (test_output_cargo().args(["nextest", "run", "--workspace"]), Some(Runner::Nextest))
+        }
+        "test" => (test_output_cargo().args(["test", "--workspace", "--all-targets"]), Some(Runner::Libtest)),
+        "doctest" => (test_output_cargo().args(["test", "--workspace", "--doc"]), Some(Runner::Libtest)),
+        "doc" => (cargo.args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"), None),
+        other => anyhow::bail!("xtask has no command for step `{other}`"),
+    })
+}
+
+/// `cargo` for a step whose output xtask reads through a pipe: keeps colours when a
+/// person is watching (the counts parser strips them) unless the caller chose otherwise.
+fn test_output_cargo() -> Cmd {
+    let cargo = Cmd::cargo();
+    if std::io::stderr().is_terminal() && std::env::var_os("CARGO_TERM_COLOR").is_none() {
+        cargo.env("CARGO_TERM_COLOR", "always")
+    } else {
+        cargo
+    }
+}
+
+/// Whether `cargo nextest --version` succeeds.
+fn nextest_available() -> bool {
+    cmd::run(&Cmd::cargo().args(["nextest", "--version"]), Output::Discard).is_ok_and(|finished| finished.success)
+}

@@ -1,0 +1,51 @@
+//! Project automation for toolgate, run as `cargo xtask <command>`.
+//!
+//! The alias lives in `.cargo/config.toml`. Commands:
+//!
+//! - `cargo xtask ci`: the single gate (see [`ci`] for its steps, in order).
+//! - `cargo xtask ci --step NAME`: one step of the gate.
+//!
+//! xtask has no runtime dependency on the workspace's crates: it only drives `cargo`.
+
+mod ci;
+mod cmd;
+mod counts;
+
+use std::process::ExitCode;
+
+/// Exit status for a command line that xtask does not understand.
+const USAGE_EXIT: u8 = 2;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["ci"] => ci::run_all(),
+        ["ci", "--step", name] => ci::run_one(name),
+        ["ci", flag] if flag.starts_with("--step=") => ci::run_one(flag.trim_start_matches("--step=")),
+        ["help" | "-h" | "--help"] => {
+            print!("{}", usage());
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprint!("{}", usage());
+            ExitCode::from(USAGE_EXIT)
+        }
+    }
+}
+
+/// The usage text, listing the gate's steps.
+fn usage() -> String {
+    let steps = ci::STEPS.iter().map(|step| format!("    {:<28} {}\n", step.name, step.about)).collect::<String>();
+    format!(
+        "usage: cargo xtask <command>\n\
+         \n\
+         commands:\n\
+         \x20   ci                  run every step of the gate, in order\n\
+         \x20   ci --step NAME      run one step\n\
+         \x20   help                print this text\n\
+         \n\
+         steps:\n\
+         {steps}"
+    )
+}
