@@ -56,6 +56,7 @@ mod file_state;
 mod output;
 mod permission;
 mod pool;
+pub mod process;
 mod render;
 mod results;
 mod tool;
