@@ -1,20 +1,53 @@
-//! toolgate-permissions: Claude Code's permission rules for toolgate.
+//! toolgate-permissions: Claude Code's permission rules, modes and layered decisions.
 //!
-//! This crate decides allow, ask or deny for every call and says why. It reads the rules a
-//! Claude Code user already has (`permissions.allow`, `ask`, `deny` in settings files).
-//! Its first layer is the rule grammar: `Tool`, `Tool(specifier)` with `\(`, `\)` and
-//! `\\` escapes, `Tool()` and `Tool(*)` as the bare tool, and legacy tool names mapped to
-//! today's.
+//! The engine decides allow, ask or deny for every call and always says why. It reads the
+//! files a Claude Code user already has ([`SettingsDiscovery`]: managed, user, project,
+//! local and command-line settings, merged as Claude Code merges them), compiles their
+//! rules once ([`PermissionRule`] grammar; [`CommandPattern`], [`PathPattern`],
+//! [`DomainPattern`] specifiers) and evaluates each call in Claude Code's order
+//! ([`PermissionEngine`]). Shell commands are analysed on the tree-sitter syntax tree
+//! ([`bash`]), never on the string: every subcommand must be allowed on its own, any one
+//! may deny the whole.
 //!
 //! ```
-//! use toolgate_permissions::PermissionRule;
-//! let rule: PermissionRule = "Bash(npm run test:*)".parse().unwrap();
-//! assert_eq!(rule.tool(), "Bash");
-//! assert_eq!(rule.specifier(), Some("npm run test:*"));
-//! assert_eq!("Task(Explore)".parse::<PermissionRule>().unwrap().tool(), "Agent");
-//! assert_eq!("Edit(*)".parse::<PermissionRule>().unwrap().specifier(), None);
+//! use serde_json::json;
+//! use toolgate_core::{PermissionBehavior, ToolBuilder, ToolContext};
+//! use toolgate_permissions::{PermissionEngine, PermissionSettings};
+//!
+//! let engine = PermissionEngine::builder(PermissionSettings::default()).build();
+//! let bash = ToolBuilder::new("Bash").build();
+//! let ctx = ToolContext::new("/repo");
+//! let read_only = engine.evaluate(&*bash, &json!({"command": "git status"}), &ctx, None);
+//! assert_eq!(read_only.decision.behavior, PermissionBehavior::Allow);
+//! let write = engine.evaluate(&*bash, &json!({"command": "git push"}), &ctx, None);
+//! assert_eq!(write.decision.behavior, PermissionBehavior::Ask);
+//! assert_eq!(write.suggestions, ["Bash(git push:*)"]);
 //! ```
 
+pub mod bash;
+mod classifier;
+mod condition;
+mod engine;
+mod llm;
+mod path_rule;
+mod pattern;
+mod prompt;
 mod rule;
+mod rules;
+mod safety;
+mod settings;
 
+pub use classifier::{Classifier, ClassifierRequest, ClassifierVerdict, StaticBashClassifier};
+pub use condition::rule_matches_call;
+pub use engine::{
+    Decided, Evaluation, HookVerdict, LayerVerdict, PermissionEngine, PermissionEngineBuilder, PermissionRequestHooks,
+    RequestHookVerdict,
+};
+pub use llm::{LlmClassifier, LlmClassifierConfig};
+pub use path_rule::{DomainPattern, PathContext, PathPattern, path_forms};
+pub use pattern::CommandPattern;
+pub use prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules};
 pub use rule::{PermissionRule, RuleParseError, canonical_rule_tool};
+pub use rules::Family;
+pub use safety::{critical_rm_reason, protected_path_reason};
+pub use settings::{Diagnostic, LoadedSettings, PermissionSettings, RuleEntry, SettingsDiscovery, SettingsFile};

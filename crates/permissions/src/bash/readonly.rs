@@ -1,0 +1,1476 @@
+//! The static read-only classifier: a vetted table of commands that provably only read.
+//!
+//! [`TABLE`] is data: one [`Spec`] per command name, with its flag rule (any flag but a deny
+//! list, only an allow list, or a check function for commands with subcommands or scripts),
+//! whether unquoted globs are acceptable (`glob_safe`: only where every flag is read-only, so a
+//! file named `-delete` cannot turn the command into a writer), whether expansions in arguments
+//! are acceptable (`prints_only`), and examples that must and must not classify read-only. A
+//! test runs every example.
+//!
+//! Policy, beyond the table:
+//!
+//! - An expansion (`$VAR`) in an argument makes a command not read-only unless the command only
+//!   prints (`echo`, `printf` with a static format, `true`, `false`, `:`, `basename`,
+//!   `dirname`, `seq`, `sleep`): word splitting of `$X` can inject any flag.
+//! - Commands are looked up by bare name only: `/bin/ls` and `./ls` are not read-only.
+//! - Leading assignments must be on a fixed safe list (`LANG`, `LC_*`, `TZ`, `NO_COLOR`, …)
+//!   with plain values: `PAGER=x git log` or `PATH=. ls` run other programs.
+//! - A command under `sudo`, `doas` or `nohup` (which may create `nohup.out`) is not
+//!   read-only.
+//! - Decisions: `printf -v` assigns a shell variable (it could be `PATH`), so it is not
+//!   read-only. `jq` file-loading flags (`-f`/`--from-file`, `--rawfile`, `--slurpfile`, `-L`)
+//!   are not read-only, as in Claude Code. `git -C DIR`, `--git-dir`, `--work-tree` are not
+//!   read-only (the bare repository attack, as `cd DIR && git`). `cargo tree` and
+//!   `cargo metadata` are read-only only with `--locked` or `--frozen` (otherwise they may
+//!   rewrite `Cargo.lock`). `rg -z` is read-only (it runs fixed decompressors); `rg --pre`
+//!   is not. `awk` is never read-only (`system()`, `print >`). `git remote show` is
+//!   read-only although it contacts the remote.
+
+use super::walk::has_substitution_text;
+use super::wrappers::{basename, xargs_payload};
+use super::{BashAnalysis, SimpleCommand};
+
+/// Whether this one command provably only reads: no writes, no network side effects, no code
+/// execution. Redirections are not part of a command; see [`is_read_only`].
+pub fn is_read_only_command(cmd: &SimpleCommand) -> bool {
+    if !cmd.assignments.iter().all(|(name, value)| safe_assignment(name, value)) {
+        return false;
+    }
+    if cmd.wrappers.iter().any(|wrapper| matches!(basename(wrapper), "sudo" | "doas" | "nohup")) {
+        return false;
+    }
+    let Some((name, args)) = cmd.argv.split_first() else {
+        // Only (safe) assignments.
+        return true;
+    };
+    let Some(spec) = lookup(name) else { return false };
+    if cmd.has_expansion && !spec.prints_only {
+        return false;
+    }
+    if cmd.has_glob && !spec.glob_safe {
+        return false;
+    }
+    spec.rule.allows(args)
+}
+
+/// Whether the whole analysis is read-only: no hazards, no writes, every command read-only.
+///
+/// ```
+/// use toolgate_permissions::bash::{analyze, is_read_only};
+///
+/// assert!(is_read_only(&analyze("git log --oneline -5 | head -3")));
+/// assert!(is_read_only(&analyze("grep -rn TODO src 2>/dev/null")));
+/// assert!(!is_read_only(&analyze("git status; rm -rf target")));
+/// assert!(!is_read_only(&analyze("ls > listing.txt")));
+/// assert!(!is_read_only(&analyze("sed -i s/a/b/ notes.txt")));
+/// ```
+pub fn is_read_only(analysis: &BashAnalysis) -> bool {
+    analysis.hazards.is_empty() && analysis.writes.is_empty() && analysis.commands.iter().all(is_read_only_command)
+}
+
+/// Environment variables a read-only command may be given (besides `LC_*`).
+const SAFE_ENV: &[&str] = &[
+    "CGO_ENABLED",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "COLUMNS",
+    "FORCE_COLOR",
+    "GOARCH",
+    "GOOS",
+    "LANG",
+    "LANGUAGE",
+    "LINES",
+    "NODE_ENV",
+    "NO_COLOR",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONUNBUFFERED",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "TERM",
+    "TZ",
+];
+
+/// Whether `name=value` may precede a read-only command: a safe name and a plain value.
+fn safe_assignment(name: &str, value: &str) -> bool {
+    let safe_name = SAFE_ENV.contains(&name)
+        || name
+            .strip_prefix("LC_")
+            .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_uppercase()));
+    safe_name && value.chars().all(|c| c.is_ascii_alphanumeric() || "_.,:/@+%=-".contains(c))
+}
+
+/// The table entry for a bare command name.
+fn lookup(name: &str) -> Option<&'static Spec> {
+    TABLE.binary_search_by(|spec| spec.name.cmp(name)).ok().map(|index| &TABLE[index])
+}
+
+/// One vetted command.
+pub(super) struct Spec {
+    /// The bare command name.
+    pub name: &'static str,
+    /// What its arguments may be.
+    pub rule: Rule,
+    /// Whether unquoted globs in its arguments are acceptable (every flag is read-only).
+    pub glob_safe: bool,
+    /// Whether it only prints its arguments, so that expansions in them are acceptable.
+    pub prints_only: bool,
+    /// Commands that must classify read-only (run by the table test).
+    #[cfg_attr(not(test), expect(dead_code, reason = "examples are read by the table test"))]
+    pub read_only: &'static [&'static str],
+    /// Commands that must not classify read-only (run by the table test).
+    #[cfg_attr(not(test), expect(dead_code, reason = "examples are read by the table test"))]
+    pub not_read_only: &'static [&'static str],
+}
+
+/// The rule for a command's arguments.
+#[derive(Clone, Copy)]
+pub(super) enum Rule {
+    /// Checked against flag lists.
+    Flags(Flags),
+    /// Checked by a function of the arguments (argv without the command name).
+    Check(fn(&[String]) -> bool),
+}
+
+impl Rule {
+    /// Whether `args` are acceptable.
+    fn allows(&self, args: &[String]) -> bool {
+        match self {
+            Rule::Flags(flags) => flags.allows(args),
+            Rule::Check(check) => check(args),
+        }
+    }
+}
+
+/// Flag lists for one command (or git subcommand).
+#[derive(Clone, Copy)]
+pub(super) struct Flags {
+    /// If set, the only flags accepted (`-x` per short option, `--name` per long option).
+    pub allow: Option<&'static [&'static str]>,
+    /// Flags never accepted; a long flag is also refused when it abbreviates one of these
+    /// (`--out` for `--output`), as GNU getopt accepts unambiguous prefixes.
+    pub deny: &'static [&'static str],
+    /// Flags that take a value (attached, `=value`, or the next argument).
+    pub values: &'static [&'static str],
+    /// The most operands accepted.
+    pub max_operands: Option<usize>,
+}
+
+/// Any flag, any operands.
+const ANY: Flags = Flags { allow: None, deny: &[], values: &[], max_operands: None };
+
+impl Flags {
+    /// Whether `args` pass these lists.
+    fn allows(&self, args: &[String]) -> bool {
+        let parsed = parse_args(args, self.values, &[]);
+        let flags_ok = parsed
+            .flags
+            .iter()
+            .all(|(flag, _)| !denied(flag, self.deny) && self.allow.is_none_or(|allow| allow.contains(&flag.as_str())));
+        flags_ok && self.max_operands.is_none_or(|max| parsed.operands.len() <= max)
+    }
+}
+
+/// Whether `flag` is in `deny`, or abbreviates a long flag in it.
+fn denied(flag: &str, deny: &[&str]) -> bool {
+    deny.iter().any(|denied| {
+        *denied == flag
+            || (flag.len() > 2 && flag.starts_with("--") && denied.starts_with("--") && denied.starts_with(flag))
+    })
+}
+
+/// Arguments split into flags and operands.
+struct Parsed<'a> {
+    /// Flags as `-x` or `--name` (`-5` is `-5`), with their value.
+    flags: Vec<(String, Option<&'a str>)>,
+    /// Operands, in order.
+    operands: Vec<&'a str>,
+}
+
+impl Parsed<'_> {
+    /// Whether `flag` was given.
+    fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|(seen, _)| seen == flag)
+    }
+
+    /// The values given to `flag`.
+    fn values_of<'s>(&'s self, flag: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.flags.iter().filter(move |(seen, _)| seen == flag).filter_map(|(_, value)| *value)
+    }
+
+    /// Whether every flag is in `allow`.
+    fn only(&self, allow: &[&str]) -> bool {
+        self.flags.iter().all(|(flag, _)| allow.contains(&flag.as_str()))
+    }
+}
+
+/// Splits `args` GNU style (options anywhere before `--`): `values` take one value, `pairs`
+/// take two (`jq --arg NAME VALUE`).
+fn parse_args<'a>(args: &'a [String], values: &[&str], pairs: &[&str]) -> Parsed<'a> {
+    let mut parsed = Parsed { flags: Vec::new(), operands: Vec::new() };
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        let arg = arg.as_str();
+        if arg == "--" {
+            parsed.operands.extend(args[i..].iter().map(String::as_str));
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            let flag = format!("--{name}");
+            let value = if attached.is_some() {
+                attached
+            } else if pairs.contains(&flag.as_str()) {
+                i += 2;
+                args.get(i - 1).map(String::as_str)
+            } else if values.contains(&flag.as_str()) {
+                i += 1;
+                args.get(i - 1).map(String::as_str)
+            } else {
+                None
+            };
+            parsed.flags.push((flag, value));
+            continue;
+        }
+        if arg.len() > 1 && arg.starts_with('-') {
+            for (offset, c) in arg.char_indices().skip(1) {
+                let flag = format!("-{c}");
+                if values.contains(&flag.as_str()) {
+                    let rest = &arg[offset + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        i += 1;
+                        args.get(i - 1).map(String::as_str)
+                    } else {
+                        Some(rest)
+                    };
+                    parsed.flags.push((flag, value));
+                    break;
+                }
+                parsed.flags.push((flag, None));
+            }
+            continue;
+        }
+        parsed.operands.push(arg);
+    }
+    parsed
+}
+
+/// A spec with every field at its strictest default.
+const BASE: Spec =
+    Spec { name: "", rule: Rule::Flags(ANY), glob_safe: false, prints_only: false, read_only: &[], not_read_only: &[] };
+
+/// Flags of git's diff family (`diff`, `log`, `show`, …): no `--output` file, no external diff.
+const GIT_DIFF_FAMILY: Flags = Flags { deny: &["--output", "--ext-diff"], ..ANY };
+
+/// The vetted table, sorted by name (a test checks the order).
+pub(super) static TABLE: &[Spec] = &[
+    Spec { name: ":", glob_safe: true, prints_only: true, read_only: &[": nothing $X"], ..BASE },
+    Spec {
+        name: "[",
+        rule: Rule::Check(test_allows),
+        glob_safe: true,
+        read_only: &["[ -f Cargo.toml ]", "[ -d src ] && ls src"],
+        not_read_only: &["[ -f \"$X\" ]", "[ -v 'a[$(rm x)]' ]"],
+        ..BASE
+    },
+    Spec {
+        name: "[[",
+        rule: Rule::Check(test_allows),
+        glob_safe: true,
+        read_only: &["[[ -f Cargo.toml && -d src ]]", "[[ 1 -eq 1 ]]"],
+        not_read_only: &["[[ $x -eq 1 ]]", "[[ 1 -eq 'a[$(rm x)]' ]]", "[[ -v x ]]"],
+        ..BASE
+    },
+    Spec {
+        name: "base64",
+        rule: Rule::Flags(Flags { deny: &["-o", "--output"], values: &["-w", "--wrap", "-i", "--input"], ..ANY }),
+        read_only: &["base64 -d data.b64", "base64 -w0 file"],
+        not_read_only: &["base64 -o out.txt in.txt", "base64 --output=out in"],
+        ..BASE
+    },
+    Spec { name: "basename", glob_safe: true, prints_only: true, read_only: &["basename \"$PWD\""], ..BASE },
+    Spec {
+        name: "cargo",
+        rule: Rule::Check(cargo_allows),
+        read_only: &["cargo --version", "cargo tree --locked", "cargo metadata --format-version 1 --frozen"],
+        not_read_only: &["cargo tree", "cargo build", "cargo run", "cargo +nightly tree --locked"],
+        ..BASE
+    },
+    Spec { name: "cat", glob_safe: true, read_only: &["cat -n src/*.rs"], not_read_only: &["cat a > b"], ..BASE },
+    Spec {
+        name: "cd",
+        rule: Rule::Check(cd_allows),
+        read_only: &["cd src", "cd", "cd -P .."],
+        not_read_only: &["cd $DIR", "cd a b"],
+        ..BASE
+    },
+    Spec { name: "cksum", glob_safe: true, read_only: &["cksum *.tar"], ..BASE },
+    Spec { name: "cmp", glob_safe: true, read_only: &["cmp -s a b"], ..BASE },
+    Spec { name: "column", glob_safe: true, read_only: &["column -t data.tsv"], ..BASE },
+    Spec { name: "comm", glob_safe: true, read_only: &["comm -12 a.txt b.txt"], ..BASE },
+    Spec {
+        name: "command",
+        rule: Rule::Check(command_allows),
+        read_only: &["command -v cargo", "command -V ls"],
+        not_read_only: &["command -p rm x"],
+        ..BASE
+    },
+    Spec { name: "cut", glob_safe: true, read_only: &["cut -d: -f1 /etc/passwd"], ..BASE },
+    Spec {
+        name: "date",
+        rule: Rule::Check(date_allows),
+        read_only: &["date", "date -u +%Y-%m-%d", "date -d yesterday"],
+        not_read_only: &["date -s now", "date --set=now", "date 0101000023"],
+        ..BASE
+    },
+    Spec { name: "df", glob_safe: true, read_only: &["df -h ."], ..BASE },
+    Spec {
+        name: "diff",
+        glob_safe: true,
+        read_only: &["diff -u a b", "diff -r dir1 dir2"],
+        not_read_only: &["diff <(ls a) <(ls b)"],
+        ..BASE
+    },
+    Spec { name: "dirname", glob_safe: true, prints_only: true, read_only: &["dirname \"$0\""], ..BASE },
+    Spec {
+        name: "docker",
+        rule: Rule::Check(docker_allows),
+        read_only: &["docker ps -a", "docker images", "docker version", "docker info", "docker image ls"],
+        not_read_only: &["docker run alpine", "docker rm x", "docker -H tcp://x ps"],
+        ..BASE
+    },
+    Spec { name: "du", glob_safe: true, read_only: &["du -sh *"], ..BASE },
+    Spec {
+        name: "echo",
+        glob_safe: true,
+        prints_only: true,
+        read_only: &["echo hello", "echo $HOME *", "echo $((1+2))"],
+        not_read_only: &["echo x > f", "echo $(rm x)"],
+        ..BASE
+    },
+    Spec { name: "egrep", glob_safe: true, read_only: &["egrep -n 'a|b' *.txt"], ..BASE },
+    Spec {
+        name: "env",
+        rule: Rule::Check(env_allows),
+        read_only: &["env", "env -0", "env -u HOME"],
+        not_read_only: &["env rm x", "env -S 'ls -l'", "env PAGER=less ls"],
+        ..BASE
+    },
+    Spec { name: "expand", glob_safe: true, read_only: &["expand -t4 a.txt"], ..BASE },
+    Spec { name: "false", glob_safe: true, prints_only: true, read_only: &["false"], ..BASE },
+    Spec {
+        name: "fd",
+        rule: Rule::Flags(Flags { deny: FD_DENY, values: FD_VALUES, ..ANY }),
+        read_only: &["fd -e rs", "fd -t f -E target main"],
+        not_read_only: &["fd -x rm", "fd -e rs -X wc -l", "fd --exec=rm", "fd -Hx rm"],
+        ..BASE
+    },
+    Spec {
+        name: "fdfind",
+        rule: Rule::Flags(Flags { deny: FD_DENY, values: FD_VALUES, ..ANY }),
+        read_only: &["fdfind -e rs"],
+        not_read_only: &["fdfind -x rm"],
+        ..BASE
+    },
+    Spec { name: "fgrep", glob_safe: true, read_only: &["fgrep -r x ."], ..BASE },
+    Spec {
+        name: "file",
+        rule: Rule::Flags(Flags {
+            deny: &["-C", "--compile"],
+            values: &[
+                "-m",
+                "--magic-file",
+                "-f",
+                "--files-from",
+                "-F",
+                "--separator",
+                "-P",
+                "--parameter",
+                "-e",
+                "--exclude",
+            ],
+            ..ANY
+        }),
+        read_only: &["file -b README.md"],
+        not_read_only: &["file -C -m magic"],
+        ..BASE
+    },
+    Spec {
+        name: "find",
+        rule: Rule::Check(find_allows),
+        read_only: &["find . -name '*.rs'", "find src -type f -newer Cargo.toml -print0"],
+        not_read_only: &[
+            "find . -delete",
+            "find . -exec rm {} +",
+            "find . -execdir ls \\;",
+            "find . -ok rm {} \\;",
+            "find . -okdir rm {} \\;",
+            "find . -fprint out",
+            "find . -fprint0 out",
+            "find . -fprintf out %p",
+            "find . -fls out",
+            "find . -name *.rs",
+        ],
+        ..BASE
+    },
+    Spec { name: "fmt", glob_safe: true, read_only: &["fmt -w 72 notes.txt"], ..BASE },
+    Spec { name: "fold", glob_safe: true, read_only: &["fold -w 80 a"], ..BASE },
+    Spec { name: "free", glob_safe: true, read_only: &["free -h"], ..BASE },
+    Spec {
+        name: "git",
+        rule: Rule::Check(git_allows),
+        read_only: &[
+            "git status",
+            "git --no-pager log --oneline -5",
+            "git diff HEAD~1",
+            "git show HEAD:src/lib.rs",
+            "git blame -L 1,5 src/lib.rs",
+            "git branch -a",
+            "git branch --list 'feat/*'",
+            "git tag",
+            "git tag -l 'v1.*'",
+            "git ls-files",
+            "git ls-tree HEAD",
+            "git rev-parse --show-toplevel",
+            "git remote -v",
+            "git remote show origin",
+            "git remote get-url origin",
+            "git stash list",
+            "git config --get user.name",
+            "git config --list",
+            "git config get user.email",
+            "git worktree list",
+            "git describe --tags",
+            "git shortlog -sn",
+            "git cat-file -p HEAD",
+            "git grep -n foo",
+            "git reflog",
+            "git reflog show",
+            "git merge-base main HEAD",
+            "git name-rev HEAD",
+            "git --version",
+        ],
+        not_read_only: &[
+            "git commit -m x",
+            "git push",
+            "git branch -D x",
+            "git branch new-feature",
+            "git branch -m a b",
+            "git branch --set-upstream-to=origin/main",
+            "git tag v1",
+            "git tag -d v1",
+            "git config user.name x",
+            "git config --unset user.name",
+            "git config --global core.pager less",
+            "git -C /tmp status",
+            "git --git-dir=x log",
+            "git -c core.pager=sh log",
+            "git log --output=x",
+            "git diff --ext-diff",
+            "git remote add x y",
+            "git stash",
+            "git stash pop",
+            "git worktree add x",
+            "git reflog expire --all",
+            "git grep -O foo",
+            "git cat-file --textconv HEAD:x",
+            "git lg",
+        ],
+        ..BASE
+    },
+    Spec { name: "grep", glob_safe: true, read_only: &["grep -rn foo src", "grep -c x *.txt"], ..BASE },
+    Spec { name: "groups", glob_safe: true, read_only: &["groups"], ..BASE },
+    Spec { name: "head", glob_safe: true, read_only: &["head -5 a", "head -n 5 *.md"], ..BASE },
+    Spec { name: "hexdump", glob_safe: true, read_only: &["hexdump -C a.bin"], ..BASE },
+    Spec {
+        name: "hostname",
+        rule: Rule::Flags(Flags {
+            allow: Some(&[
+                "-a",
+                "--alias",
+                "-A",
+                "--all-fqdns",
+                "-d",
+                "--domain",
+                "-f",
+                "--fqdn",
+                "--long",
+                "-i",
+                "--ip-address",
+                "-I",
+                "--all-ip-addresses",
+                "-s",
+                "--short",
+                "-y",
+                "--yp",
+                "--nis",
+                "-V",
+                "--version",
+                "-h",
+                "--help",
+            ]),
+            max_operands: Some(0),
+            ..ANY
+        }),
+        read_only: &["hostname", "hostname -f"],
+        not_read_only: &["hostname newname", "hostname -F /etc/hostname", "hostname -b x"],
+        ..BASE
+    },
+    Spec { name: "id", glob_safe: true, read_only: &["id -u"], ..BASE },
+    Spec { name: "join", glob_safe: true, read_only: &["join a b"], ..BASE },
+    Spec {
+        name: "jq",
+        rule: Rule::Check(jq_allows),
+        read_only: &["jq .name package.json", "jq -r --arg k v '.[$k]' a.json", "jq -n '1+1'"],
+        not_read_only: &["jq -f prog.jq a.json", "jq --rawfile x f . a", "jq --slurpfile x f . a", "jq -L lib . a"],
+        ..BASE
+    },
+    Spec { name: "ls", glob_safe: true, read_only: &["ls -la", "ls src/*.rs"], not_read_only: &["ls $DIR"], ..BASE },
+    Spec { name: "lsof", glob_safe: true, read_only: &["lsof -i :8080"], ..BASE },
+    Spec { name: "md5sum", glob_safe: true, read_only: &["md5sum *.tar"], ..BASE },
+    Spec { name: "nl", glob_safe: true, read_only: &["nl a"], ..BASE },
+    Spec { name: "nproc", glob_safe: true, read_only: &["nproc"], ..BASE },
+    Spec { name: "od", glob_safe: true, read_only: &["od -c a"], ..BASE },
+    Spec { name: "paste", glob_safe: true, read_only: &["paste -sd, a"], ..BASE },
+    Spec { name: "pgrep", glob_safe: true, read_only: &["pgrep -fl cargo"], ..BASE },
+    Spec { name: "printenv", glob_safe: true, read_only: &["printenv PATH"], ..BASE },
+    Spec {
+        name: "printf",
+        rule: Rule::Check(printf_allows),
+        prints_only: true,
+        read_only: &["printf '%s\\n' a b", "printf '%s\\n' \"$HOME\""],
+        not_read_only: &["printf -v PATH %s /tmp", "printf $FMT x"],
+        ..BASE
+    },
+    Spec { name: "ps", glob_safe: true, read_only: &["ps aux"], ..BASE },
+    Spec {
+        name: "pwd",
+        rule: Rule::Flags(Flags { allow: Some(&["-L", "-P"]), max_operands: Some(0), ..ANY }),
+        glob_safe: true,
+        read_only: &["pwd", "pwd -P"],
+        ..BASE
+    },
+    Spec { name: "readlink", glob_safe: true, read_only: &["readlink -f x"], ..BASE },
+    Spec { name: "realpath", glob_safe: true, read_only: &["realpath --relative-to=. src"], ..BASE },
+    Spec { name: "rev", glob_safe: true, read_only: &["rev a"], ..BASE },
+    Spec {
+        name: "rg",
+        rule: Rule::Flags(Flags {
+            deny: &["--pre", "--pre-glob", "--hostname-bin"],
+            values: &[
+                "-e",
+                "--regexp",
+                "-f",
+                "--file",
+                "-g",
+                "--glob",
+                "--iglob",
+                "-t",
+                "--type",
+                "-T",
+                "--type-not",
+                "-m",
+                "--max-count",
+                "-A",
+                "-B",
+                "-C",
+                "--after-context",
+                "--before-context",
+                "--context",
+                "-j",
+                "--threads",
+                "-M",
+                "--max-columns",
+                "--max-depth",
+                "-d",
+                "--max-filesize",
+                "-E",
+                "--encoding",
+                "-r",
+                "--replace",
+                "--sort",
+                "--sortr",
+                "--type-add",
+                "--color",
+                "--colors",
+                "--ignore-file",
+            ],
+            ..ANY
+        }),
+        read_only: &["rg -l TODO", "rg -n -g '*.rs' foo src", "rg -z pattern logs", "rg -e --pre x"],
+        not_read_only: &["rg --pre sh x", "rg --pre=./x y", "rg --pre-glob '*.gz' x", "rg --hostname-bin=x y"],
+        ..BASE
+    },
+    Spec {
+        name: "sed",
+        rule: Rule::Check(sed_allows),
+        read_only: &["sed -n '1,5p' f", "sed 's/a/b/g' f", "sed -n -e '/x/p' -e '$=' f", "sed -E 's/(a)/\\1/' f"],
+        not_read_only: &[
+            "sed -i s/a/b/ f",
+            "sed --in-place s/a/b/ f",
+            "sed -ni p f",
+            "sed 's/a/b/w out' f",
+            "sed 's/a/b/e' f",
+            "sed '/x/w out' f",
+            "sed '1e ls' f",
+            "sed -f script.sed f",
+            "sed 'W out' f",
+        ],
+        ..BASE
+    },
+    Spec { name: "seq", glob_safe: true, prints_only: true, read_only: &["seq 1 $N"], ..BASE },
+    Spec { name: "sha1sum", glob_safe: true, read_only: &["sha1sum a"], ..BASE },
+    Spec { name: "sha224sum", glob_safe: true, read_only: &["sha224sum a"], ..BASE },
+    Spec { name: "sha256sum", glob_safe: true, read_only: &["sha256sum -c sums.txt"], ..BASE },
+    Spec { name: "sha384sum", glob_safe: true, read_only: &["sha384sum a"], ..BASE },
+    Spec { name: "sha512sum", glob_safe: true, read_only: &["sha512sum a"], ..BASE },
+    Spec { name: "sleep", glob_safe: true, prints_only: true, read_only: &["sleep 1"], ..BASE },
+    Spec {
+        name: "sort",
+        rule: Rule::Flags(Flags {
+            deny: &["-o", "--output", "--compress-program"],
+            values: &[
+                "-k",
+                "--key",
+                "-t",
+                "--field-separator",
+                "-S",
+                "--buffer-size",
+                "-T",
+                "--temporary-directory",
+                "--parallel",
+                "--batch-size",
+                "--files0-from",
+                "--random-source",
+            ],
+            ..ANY
+        }),
+        read_only: &["sort -u a", "sort -t, -k2 a", "sort -to a"],
+        not_read_only: &["sort -o out in", "sort -uo out in", "sort --output=out in", "sort --out=x in", "sort *.txt"],
+        ..BASE
+    },
+    Spec { name: "stat", glob_safe: true, read_only: &["stat -c %s a"], ..BASE },
+    Spec { name: "tac", glob_safe: true, read_only: &["tac a"], ..BASE },
+    Spec { name: "tail", glob_safe: true, read_only: &["tail -n 20 log.txt", "tail -5 a"], ..BASE },
+    Spec {
+        name: "test",
+        rule: Rule::Check(test_allows),
+        glob_safe: true,
+        read_only: &["test -f a"],
+        not_read_only: &["test -v 'a[$(rm x)]'"],
+        ..BASE
+    },
+    Spec { name: "tr", glob_safe: true, read_only: &["tr a-z A-Z"], ..BASE },
+    Spec {
+        name: "tree",
+        rule: Rule::Flags(Flags { deny: &["-o", "-R"], values: &["-L", "-P", "-I", "-H", "-T"], ..ANY }),
+        read_only: &["tree -L 2 src", "tree -I target"],
+        not_read_only: &["tree -o out.txt", "tree -R -H . -L 2"],
+        ..BASE
+    },
+    Spec { name: "true", glob_safe: true, prints_only: true, read_only: &["true"], ..BASE },
+    Spec { name: "type", glob_safe: true, read_only: &["type -a ls"], ..BASE },
+    Spec { name: "uname", glob_safe: true, read_only: &["uname -a"], ..BASE },
+    Spec { name: "unexpand", glob_safe: true, read_only: &["unexpand -a a"], ..BASE },
+    Spec {
+        name: "uniq",
+        rule: Rule::Flags(Flags {
+            values: &["-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"],
+            max_operands: Some(1),
+            ..ANY
+        }),
+        read_only: &["uniq -c a", "sort a | uniq", "uniq -f 1 a"],
+        not_read_only: &["uniq a b", "uniq *.txt"],
+        ..BASE
+    },
+    Spec { name: "uptime", glob_safe: true, read_only: &["uptime"], ..BASE },
+    Spec { name: "wc", glob_safe: true, read_only: &["wc -l src/*.rs"], ..BASE },
+    Spec { name: "whereis", glob_safe: true, read_only: &["whereis ls"], ..BASE },
+    Spec { name: "which", glob_safe: true, read_only: &["which cargo"], ..BASE },
+    Spec { name: "whoami", glob_safe: true, read_only: &["whoami"], ..BASE },
+    Spec {
+        name: "xargs",
+        rule: Rule::Check(xargs_allows),
+        read_only: &["git ls-files | xargs wc -l", "find . -name '*.rs' -print0 | xargs -0 grep -l foo", "xargs"],
+        not_read_only: &["xargs rm", "xargs -0 -n1 rm -f", "xargs sed -n p", "xargs sort", "xargs -Q x"],
+        ..BASE
+    },
+    Spec {
+        name: "xxd",
+        rule: Rule::Check(xxd_allows),
+        read_only: &["xxd a.bin", "xxd -l 64 -c 8 a.bin", "xxd -r -p hex"],
+        not_read_only: &["xxd a.bin out", "xxd -r hex out.bin"],
+        ..BASE
+    },
+];
+
+/// `fd` flags that run commands.
+const FD_DENY: &[&str] = &["-x", "--exec", "-X", "--exec-batch"];
+
+/// `fd` flags that take a value.
+const FD_VALUES: &[&str] = &[
+    "-e",
+    "--extension",
+    "-t",
+    "--type",
+    "-E",
+    "--exclude",
+    "-d",
+    "--max-depth",
+    "--min-depth",
+    "--exact-depth",
+    "-S",
+    "--size",
+    "--changed-within",
+    "--changed-before",
+    "-o",
+    "--owner",
+    "--search-path",
+    "--base-directory",
+    "--path-separator",
+    "-j",
+    "--threads",
+    "--max-results",
+    "-c",
+    "--color",
+    "--ignore-file",
+    "--batch-size",
+    "--format",
+];
+
+/// `test`, `[ … ]`, `[[ … ]]` without `-v`/`-R` and without `$(`/backticks in any operand: bash
+/// evaluates array subscripts in variable names and (in `[[`) arithmetic operands, running a
+/// command substitution written inside a quoted string.
+fn test_allows(args: &[String]) -> bool {
+    !args.iter().any(|arg| arg == "-v" || arg == "-R" || has_substitution_text(arg))
+}
+
+/// `cd [-L|-P|-e|-@] [DIR]`.
+fn cd_allows(args: &[String]) -> bool {
+    let parsed = parse_args(args, &[], &[]);
+    parsed.only(&["-L", "-P", "-e", "-@"]) && parsed.operands.len() <= 1
+}
+
+/// `command -v NAME` / `command -V NAME`: a lookup.
+fn command_allows(args: &[String]) -> bool {
+    let parsed = parse_args(args, &[], &[]);
+    parsed.only(&["-p", "-v", "-V"]) && (parsed.has("-v") || parsed.has("-V"))
+}
+
+/// `date` without `-s`/`--set` and with only `+FORMAT` operands.
+fn date_allows(args: &[String]) -> bool {
+    let values = ["-d", "--date", "-f", "--file", "-r", "--reference", "-s", "--set"];
+    let parsed = parse_args(args, &values, &[]);
+    !parsed.flags.iter().any(|(flag, _)| denied(flag, &["-s", "--set"]))
+        && parsed.operands.iter().all(|operand| operand.starts_with('+'))
+}
+
+/// `docker ps|images|version|info` and `docker image ls`, `docker container ls`.
+fn docker_allows(args: &[String]) -> bool {
+    match args.first().map(String::as_str) {
+        Some("ps" | "images" | "version" | "info") => true,
+        Some("image" | "container") => matches!(args.get(1).map(String::as_str), Some("ls" | "list")),
+        _ => false,
+    }
+}
+
+/// Bare `env`, which prints the environment.
+fn env_allows(args: &[String]) -> bool {
+    let parsed = parse_args(args, &["-u", "--unset", "-C", "--chdir"], &[]);
+    let flags = ["-i", "--ignore-environment", "-0", "--null", "-u", "--unset", "-C", "--chdir", "-v", "--debug"];
+    parsed.only(&flags) && parsed.operands.iter().all(|operand| *operand == "-" || operand.contains('='))
+}
+
+/// `find` without primaries that run commands, delete or write files.
+fn find_allows(args: &[String]) -> bool {
+    const FORBIDDEN: &[&str] =
+        &["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
+    !args.iter().any(|arg| FORBIDDEN.contains(&arg.as_str()))
+}
+
+/// `jq` without flags that load programs or files.
+fn jq_allows(args: &[String]) -> bool {
+    const ALLOW: &[&str] = &[
+        "-r",
+        "--raw-output",
+        "--raw-output0",
+        "-j",
+        "--join-output",
+        "-a",
+        "--ascii-output",
+        "-c",
+        "--compact-output",
+        "-n",
+        "--null-input",
+        "-e",
+        "--exit-status",
+        "-s",
+        "--slurp",
+        "-S",
+        "--sort-keys",
+        "-C",
+        "--color-output",
+        "-M",
+        "--monochrome-output",
+        "-R",
+        "--raw-input",
+        "--tab",
+        "--indent",
+        "--arg",
+        "--argjson",
+        "--args",
+        "--jsonargs",
+        "--seq",
+        "--stream",
+        "--stream-errors",
+        "--unbuffered",
+        "-h",
+        "--help",
+        "-V",
+        "--version",
+    ];
+    parse_args(args, &["--indent"], &["--arg", "--argjson"]).only(ALLOW)
+}
+
+/// `printf` with a static format that is not `-v` (which assigns a variable).
+fn printf_allows(args: &[String]) -> bool {
+    let format = match args.first().map(String::as_str) {
+        Some("--") => args.get(1),
+        _ => args.first(),
+    };
+    format.is_none_or(|format| !format.starts_with('-') && !format.contains(['$', '`']))
+}
+
+/// `xargs` whose payload is read-only whatever arguments it is given: a glob-safe command.
+fn xargs_allows(args: &[String]) -> bool {
+    let mut argv = vec!["xargs".to_owned()];
+    argv.extend_from_slice(args);
+    let Some(start) = xargs_payload(&argv) else { return false };
+    let Some((name, payload_args)) = argv.get(start..).and_then(<[String]>::split_first) else {
+        // No payload: xargs runs `echo`.
+        return true;
+    };
+    lookup(name).is_some_and(|spec| spec.glob_safe && spec.rule.allows(payload_args))
+}
+
+/// `xxd [options] [infile]`: a second operand is an output file.
+fn xxd_allows(args: &[String]) -> bool {
+    const VALUES: &[&str] =
+        &["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-s", "-seek", "-o", "-offset", "-n", "-name"];
+    let mut operands = 0;
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        if VALUES.contains(&arg.as_str()) {
+            i += 1;
+        } else if arg == "--" {
+            operands += args.len() - i;
+            break;
+        } else if !arg.starts_with('-') || arg == "-" {
+            operands += 1;
+        }
+    }
+    operands <= 1
+}
+
+/// `sed` with safe flags and scripts that neither write files nor run commands.
+fn sed_allows(args: &[String]) -> bool {
+    const ALLOW: &[&str] = &[
+        "-n",
+        "--quiet",
+        "--silent",
+        "-e",
+        "--expression",
+        "-E",
+        "-r",
+        "--regexp-extended",
+        "-s",
+        "--separate",
+        "-z",
+        "--null-data",
+        "-u",
+        "--unbuffered",
+        "--posix",
+        "--debug",
+        "--sandbox",
+        "-l",
+        "--line-length",
+        "-b",
+        "--binary",
+    ];
+    let parsed = parse_args(args, &["-e", "--expression", "-f", "--file", "-l", "--line-length"], &[]);
+    if !parsed.only(ALLOW) {
+        return false;
+    }
+    let mut scripts: Vec<&str> = parsed.values_of("-e").chain(parsed.values_of("--expression")).collect();
+    if scripts.is_empty() {
+        match parsed.operands.first() {
+            Some(script) => scripts.push(script),
+            None => return false,
+        }
+    }
+    scripts.iter().all(|script| sed_script_is_safe(script))
+}
+
+/// Skips spaces and tabs.
+fn skip_blanks(s: &[char], i: &mut usize) {
+    while s.get(*i).is_some_and(|c| *c == ' ' || *c == '\t') {
+        *i += 1;
+    }
+}
+
+/// Skips a `d`-delimited part (regex or replacement) whose opening delimiter is consumed;
+/// `false` if it is not closed on this line.
+fn skip_delimited(s: &[char], i: &mut usize, delimiter: char) -> bool {
+    while let Some(&c) = s.get(*i) {
+        *i += 1;
+        if c == '\\' {
+            *i += 1;
+        } else if c == delimiter {
+            return true;
+        } else if c == '\n' {
+            return false;
+        }
+    }
+    false
+}
+
+/// Skips one address (`12`, `1~2`, `$`, `/re/I`, `\%re%`); `Some(true)` if one was there,
+/// `None` if it is malformed.
+fn skip_address(s: &[char], i: &mut usize, second: bool) -> Option<bool> {
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while s.get(*i).is_some_and(char::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > start
+    };
+    match s.get(*i) {
+        Some(c) if c.is_ascii_digit() => {
+            digits(i);
+            if s.get(*i) == Some(&'~') {
+                *i += 1;
+                digits(i);
+            }
+        }
+        Some('+' | '~') if second => {
+            *i += 1;
+            if !digits(i) {
+                return None;
+            }
+        }
+        Some('$') => *i += 1,
+        Some('/') => {
+            *i += 1;
+            if !skip_delimited(s, i, '/') {
+                return None;
+            }
+            while matches!(s.get(*i), Some('I' | 'M')) {
+                *i += 1;
+            }
+        }
+        Some('\\') => {
+            let delimiter = *s.get(*i + 1)?;
+            *i += 2;
+            if !skip_delimited(s, i, delimiter) {
+                return None;
+            }
+            while matches!(s.get(*i), Some('I' | 'M')) {
+                *i += 1;
+            }
+        }
+        _ => return Some(false),
+    }
+    Some(true)
+}
+
+/// Whether a command ends here: blanks, then `;`, newline, `}`, `#` or the end.
+fn command_ends(s: &[char], i: &mut usize) -> bool {
+    skip_blanks(s, i);
+    matches!(s.get(*i), None | Some(';' | '\n' | '}' | '#'))
+}
+
+/// Skips to the end of the line (text of `a`/`i`/`c`, file names of `r`/`R`), honouring
+/// backslash-newline continuations.
+fn skip_line(s: &[char], i: &mut usize) {
+    while let Some(&c) = s.get(*i) {
+        if c == '\\' {
+            *i += 2;
+            continue;
+        }
+        if c == '\n' {
+            return;
+        }
+        *i += 1;
+    }
+}
+
+/// Skips a label (`b`, `t`, `T`, `:`, `v`): up to `;` or newline.
+fn skip_label(s: &[char], i: &mut usize) {
+    while s.get(*i).is_some_and(|c| *c != ';' && *c != '\n') {
+        *i += 1;
+    }
+}
+
+/// Whether a sed script only reads: no `w`/`W` (write), `e` (execute) commands and no `w`/`e`
+/// flags on `s`. Anything the parser does not understand is refused.
+pub(super) fn sed_script_is_safe(script: &str) -> bool {
+    let s: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    let mut depth = 0usize;
+    loop {
+        while s.get(i).is_some_and(|c| c.is_whitespace() || *c == ';') {
+            i += 1;
+        }
+        let Some(&first) = s.get(i) else { return depth == 0 };
+        if first == '#' {
+            skip_label_to_newline(&s, &mut i);
+            continue;
+        }
+        if skip_address(&s, &mut i, false).is_none() {
+            return false;
+        }
+        skip_blanks(&s, &mut i);
+        if s.get(i) == Some(&',') {
+            i += 1;
+            skip_blanks(&s, &mut i);
+            if skip_address(&s, &mut i, true) != Some(true) {
+                return false;
+            }
+            skip_blanks(&s, &mut i);
+        }
+        while s.get(i) == Some(&'!') {
+            i += 1;
+            skip_blanks(&s, &mut i);
+        }
+        let Some(&command) = s.get(i) else { return false };
+        i += 1;
+        let ok = match command {
+            '{' => {
+                depth += 1;
+                true
+            }
+            '}' => {
+                if depth == 0 {
+                    return false;
+                }
+                depth -= 1;
+                command_ends(&s, &mut i)
+            }
+            '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | 'F' => {
+                command_ends(&s, &mut i)
+            }
+            'l' | 'L' | 'q' | 'Q' => {
+                skip_blanks(&s, &mut i);
+                while s.get(i).is_some_and(char::is_ascii_digit) {
+                    i += 1;
+                }
+                command_ends(&s, &mut i)
+            }
+            ':' | 'b' | 't' | 'T' | 'v' => {
+                skip_label(&s, &mut i);
+                true
+            }
+            'a' | 'i' | 'c' | 'r' | 'R' => {
+                skip_line(&s, &mut i);
+                true
+            }
+            's' | 'y' => {
+                let Some(&delimiter) = s.get(i) else { return false };
+                if delimiter == '\n' || delimiter == '\\' {
+                    return false;
+                }
+                i += 1;
+                if !skip_delimited(&s, &mut i, delimiter) || !skip_delimited(&s, &mut i, delimiter) {
+                    return false;
+                }
+                if command == 's' {
+                    while s.get(i).is_some_and(|c| matches!(c, 'g' | 'p' | 'i' | 'I' | 'm' | 'M') || c.is_ascii_digit())
+                    {
+                        i += 1;
+                    }
+                }
+                command_ends(&s, &mut i)
+            }
+            // `w`, `W` write files; `e` runs commands; anything else is unknown.
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+}
+
+/// Skips a comment to the end of its line.
+fn skip_label_to_newline(s: &[char], i: &mut usize) {
+    while s.get(*i).is_some_and(|c| *c != '\n') {
+        *i += 1;
+    }
+}
+
+/// `git` with harmless global options and a read-only subcommand.
+fn git_allows(args: &[String]) -> bool {
+    const GLOBAL: &[&str] = &[
+        "--no-pager",
+        "-P",
+        "--no-optional-locks",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-replace-objects",
+    ];
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        if arg == "--version" && i + 1 == args.len() {
+            return true;
+        }
+        if !GLOBAL.contains(&arg.as_str()) {
+            return false;
+        }
+        i += 1;
+    }
+    let Some(subcommand) = args.get(i) else { return true };
+    let rest = &args[i + 1..];
+    GIT_SUBCOMMANDS.iter().find(|(name, _)| name == subcommand).is_some_and(|(_, rule)| rule.allows(rest))
+}
+
+/// Read-only git subcommands and the rule for their arguments.
+const GIT_SUBCOMMANDS: &[(&str, Rule)] = &[
+    ("blame", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("branch", Rule::Check(git_branch_allows)),
+    ("cat-file", Rule::Flags(Flags { deny: &["--textconv", "--filters"], ..ANY })),
+    ("check-ignore", Rule::Flags(ANY)),
+    ("cherry", Rule::Flags(ANY)),
+    ("config", Rule::Check(git_config_allows)),
+    ("count-objects", Rule::Flags(ANY)),
+    ("describe", Rule::Flags(ANY)),
+    ("diff", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("for-each-ref", Rule::Flags(ANY)),
+    (
+        "grep",
+        Rule::Flags(Flags {
+            deny: &["-O", "--open-files-in-pager", "--ext-grep"],
+            values: &["-e", "-f", "-A", "-B", "-C", "-m", "--max-depth", "--threads"],
+            ..ANY
+        }),
+    ),
+    ("log", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("ls-files", Rule::Flags(ANY)),
+    ("ls-tree", Rule::Flags(ANY)),
+    ("merge-base", Rule::Flags(ANY)),
+    ("name-rev", Rule::Flags(ANY)),
+    ("reflog", Rule::Check(git_reflog_allows)),
+    ("remote", Rule::Check(git_remote_allows)),
+    ("rev-list", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("rev-parse", Rule::Flags(ANY)),
+    ("shortlog", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("show", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("show-branch", Rule::Flags(ANY)),
+    ("show-ref", Rule::Flags(ANY)),
+    ("stash", Rule::Check(git_stash_allows)),
+    ("status", Rule::Flags(ANY)),
+    ("tag", Rule::Check(git_tag_allows)),
+    ("version", Rule::Flags(ANY)),
+    ("whatchanged", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("worktree", Rule::Check(git_worktree_allows)),
+];
+
+/// `git branch` in its listing forms only.
+fn git_branch_allows(args: &[String]) -> bool {
+    const VALUES: &[&str] =
+        &["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"];
+    const ALLOW: &[&str] = &[
+        "-a",
+        "--all",
+        "-r",
+        "--remotes",
+        "-v",
+        "--verbose",
+        "-l",
+        "--list",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "--sort",
+        "--format",
+        "--color",
+        "--no-color",
+        "--column",
+        "--no-column",
+        "-i",
+        "--ignore-case",
+        "--show-current",
+        "--abbrev",
+        "--no-abbrev",
+    ];
+    let parsed = parse_args(args, VALUES, &[]);
+    parsed.only(ALLOW) && (parsed.operands.is_empty() || parsed.has("-l") || parsed.has("--list"))
+}
+
+/// `git tag` in its listing forms only.
+fn git_tag_allows(args: &[String]) -> bool {
+    const VALUES: &[&str] =
+        &["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"];
+    const ALLOW: &[&str] = &[
+        "-l",
+        "--list",
+        "-n",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "--sort",
+        "--format",
+        "--color",
+        "--no-color",
+        "--column",
+        "--no-column",
+        "-i",
+        "--ignore-case",
+    ];
+    // `-n5` is `-n` with a line count.
+    let args: Vec<String> = args
+        .iter()
+        .map(|arg| match arg.strip_prefix("-n") {
+            Some(count) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => "-n".to_owned(),
+            _ => arg.clone(),
+        })
+        .collect();
+    let parsed = parse_args(&args, VALUES, &[]);
+    parsed.only(ALLOW) && (parsed.operands.is_empty() || parsed.has("-l") || parsed.has("--list") || parsed.has("-n"))
+}
+
+/// `git config` reading: `--get*`, `--list`, or the `get`/`list` subcommands.
+fn git_config_allows(args: &[String]) -> bool {
+    const GET: &[&str] = &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool"];
+    const ALLOW: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
+        "--list",
+        "-l",
+        "--global",
+        "--system",
+        "--local",
+        "--worktree",
+        "-f",
+        "--file",
+        "--blob",
+        "--show-origin",
+        "--show-scope",
+        "-z",
+        "--null",
+        "--name-only",
+        "--type",
+        "--bool",
+        "--int",
+        "--bool-or-int",
+        "--path",
+        "--expiry-date",
+        "--default",
+        "--includes",
+        "--no-includes",
+        "--fixed-value",
+        "--all",
+        "--regexp",
+        "--value",
+        "--url",
+    ];
+    let parsed = parse_args(args, &["-f", "--file", "--blob", "--type", "--default", "--value", "--url"], &[]);
+    if !parsed.only(ALLOW) {
+        return false;
+    }
+    match parsed.operands.first().copied() {
+        Some("get") => parsed.operands.len() <= 2,
+        Some("list") => parsed.operands.len() == 1,
+        _ if parsed.has("--list") || parsed.has("-l") => parsed.operands.is_empty(),
+        _ => GET.iter().any(|get| parsed.has(get)) && parsed.operands.len() <= 2,
+    }
+}
+
+/// `git reflog` and `git reflog show`.
+fn git_reflog_allows(args: &[String]) -> bool {
+    match args.first() {
+        None => true,
+        Some(first) if first == "show" => GIT_DIFF_FAMILY.allows(&args[1..]),
+        Some(first) if first.starts_with('-') => GIT_DIFF_FAMILY.allows(args),
+        Some(_) => false,
+    }
+}
+
+/// `git remote [-v]`, `git remote show`, `git remote get-url`.
+fn git_remote_allows(args: &[String]) -> bool {
+    let parsed = parse_args(args, &[], &[]);
+    match parsed.operands.first().copied() {
+        None => parsed.only(&["-v", "--verbose"]),
+        Some("show") => parsed.only(&["-v", "--verbose", "-n"]),
+        Some("get-url") => parsed.only(&["--push", "--all"]),
+        Some(_) => false,
+    }
+}
+
+/// `git stash list` and `git stash show`.
+fn git_stash_allows(args: &[String]) -> bool {
+    match args.first().map(String::as_str) {
+        Some("list" | "show") => GIT_DIFF_FAMILY.allows(&args[1..]),
+        _ => false,
+    }
+}
+
+/// `git worktree list`.
+fn git_worktree_allows(args: &[String]) -> bool {
+    args.first().is_some_and(|first| first == "list")
+        && parse_args(&args[1..], &["--expire"], &[]).only(&["--porcelain", "-v", "--verbose", "-z", "--expire"])
+}
+
+/// `cargo --version`, and `cargo tree`/`cargo metadata` with `--locked` or `--frozen`.
+fn cargo_allows(args: &[String]) -> bool {
+    match args.first().map(String::as_str) {
+        Some("--version" | "-V" | "version") => parse_args(&args[1..], &[], &[]).only(&["-v", "--verbose"]),
+        Some("tree" | "metadata") => {
+            let parsed = parse_args(&args[1..], &["-Z", "--config"], &[]);
+            let locked = parsed.has("--locked") || parsed.has("--frozen");
+            locked && !parsed.has("-Z") && !parsed.has("--config")
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod table {
+    use super::*;
+    use crate::bash::analyze;
+
+    #[test]
+    fn table_is_sorted_and_unique() {
+        for pair in TABLE.windows(2) {
+            assert!(pair[0].name < pair[1].name, "{} must sort before {}", pair[0].name, pair[1].name);
+        }
+        for (name, _) in GIT_SUBCOMMANDS {
+            assert!(GIT_SUBCOMMANDS.iter().filter(|(other, _)| other == name).count() == 1, "git {name} twice");
+        }
+    }
+
+    #[test]
+    fn every_entry_has_an_example_and_its_examples_hold() {
+        for spec in TABLE {
+            assert!(!spec.read_only.is_empty(), "{} needs a read-only example", spec.name);
+            for example in spec.read_only {
+                let analysis = analyze(example);
+                assert!(
+                    analysis.commands.iter().any(|command| command.argv.first().map(String::as_str) == Some(spec.name)),
+                    "{example:?} does not exercise {}",
+                    spec.name
+                );
+                assert!(is_read_only(&analysis), "{example:?} must be read-only: {analysis:#?}");
+            }
+            for example in spec.not_read_only {
+                assert!(!is_read_only(&analyze(example)), "{example:?} must not be read-only");
+            }
+        }
+    }
+
+    #[test]
+    fn cargo_rules() {
+        let cargo = |args: &[&str]| cargo_allows(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        assert!(cargo(&["--version"]));
+        assert!(cargo(&["-V"]));
+        assert!(cargo(&["tree", "--locked"]));
+        assert!(cargo(&["metadata", "--format-version", "1", "--frozen"]));
+        assert!(!cargo(&["tree"]));
+        assert!(!cargo(&["metadata"]));
+        assert!(!cargo(&["build"]));
+        assert!(!cargo(&["tree", "--locked", "--config", "x=1"]));
+    }
+
+    #[test]
+    fn git_tag_rules() {
+        let tag = |args: &[&str]| git_tag_allows(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        assert!(tag(&[]));
+        assert!(tag(&["-l", "v1.*"]));
+        assert!(tag(&["-n5"]));
+        assert!(!tag(&["v1"]));
+        assert!(!tag(&["-d", "v1"]));
+        assert!(!tag(&["-a", "v1", "-m", "x"]));
+    }
+
+    #[test]
+    fn sed_scripts() {
+        for script in [
+            "p",
+            "1,5p",
+            "$=",
+            "/a/,/b/d",
+            "s/a/b/g",
+            "s|a|b|2",
+            "s/a\\/b/c/",
+            "/x/{p;d}",
+            "y/abc/xyz/",
+            "0,/re/d",
+            "1~2p",
+            "/x/I!d",
+            "$ a\\\ntext w out",
+            "# comment w x\np",
+            ":a;N;ba",
+            "q5",
+            "\\%x%p",
+            "r other.txt",
+        ] {
+            assert!(sed_script_is_safe(script), "{script:?} is safe");
+        }
+        for script in [
+            "w out",
+            "W out",
+            "e ls",
+            "1e",
+            "s/a/b/w out",
+            "s/a/b/gw out",
+            "s/a/b/e",
+            "/x/w out",
+            "p;w out",
+            "{p",
+            "}",
+            "s/a/b",
+            "s/a\n/b/",
+            "k",
+            "s/a/b/ x",
+        ] {
+            assert!(!sed_script_is_safe(script), "{script:?} is not safe");
+        }
+    }
+
+    #[test]
+    fn assignments_must_be_safe() {
+        assert!(safe_assignment("LANG", "C"));
+        assert!(safe_assignment("LC_ALL", "en_US.UTF-8"));
+        assert!(!safe_assignment("PATH", "/tmp"));
+        assert!(!safe_assignment("PAGER", "less"));
+        assert!(!safe_assignment("LANG", "$(id)"));
+        assert!(!safe_assignment("LC_", "C"));
+    }
+
+    #[test]
+    fn flags_parse_gnu_style() {
+        let args: Vec<String> =
+            ["-uo", "out", "-t,", "--key=2", "in", "--", "-o"].iter().map(|a| (*a).to_owned()).collect();
+        let parsed = parse_args(&args, &["-o", "-t", "--key"], &[]);
+        let flags: Vec<(&str, Option<&str>)> = parsed.flags.iter().map(|(f, v)| (f.as_str(), *v)).collect();
+        assert_eq!(flags, [("-u", None), ("-o", Some("out")), ("-t", Some(",")), ("--key", Some("2"))]);
+        assert_eq!(parsed.operands, ["in", "-o"]);
+        assert!(denied("--out", &["--output"]));
+        assert!(!denied("--outline", &["--output"]));
+    }
+}

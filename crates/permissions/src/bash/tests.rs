@@ -1,0 +1,642 @@
+//! Table-driven tests of the Bash analysis and the read-only classifier.
+//!
+//! Each [`Case`] is a command and what must hold of its analysis: the commands (argv joined by
+//! spaces), the exact set of hazards, the writes, whether it is read-only, and per-command
+//! details. Every failing case is reported, not only the first.
+
+use super::*;
+
+/// One expectation about an analysis.
+#[derive(Debug)]
+enum E {
+    /// The commands, each argv joined by single spaces, exactly and in order.
+    Cmds(&'static [&'static str]),
+    /// Exactly these hazards, in any order (`Name` or `Name:payload`).
+    Hazards(&'static [&'static str]),
+    /// At least this hazard.
+    Has(&'static str),
+    /// Exactly these writes: (path, append, dynamic).
+    Writes(&'static [(&'static str, bool, bool)]),
+    /// What [`is_read_only`] says.
+    ReadOnly(bool),
+    /// The argv of command `n`.
+    Argv(usize, &'static [&'static str]),
+    /// The wrappers of command `n`.
+    Wrappers(usize, &'static [&'static str]),
+    /// The assignments of command `n`.
+    Assign(usize, &'static [(&'static str, &'static str)]),
+    /// The text of command `n`.
+    Text(usize, &'static str),
+    /// `has_expansion` of command `n`.
+    Expansion(usize, bool),
+    /// `has_glob` of command `n`.
+    Glob(usize, bool),
+}
+
+use E::*;
+
+/// A command and what must hold of its analysis.
+struct Case {
+    src: &'static str,
+    expect: &'static [E],
+}
+
+/// Shorthand for a [`Case`].
+const fn c(src: &'static str, expect: &'static [E]) -> Case {
+    Case { src, expect }
+}
+
+/// A hazard as `Name` or `Name:payload`.
+fn hazard_name(hazard: &Hazard) -> String {
+    match hazard {
+        Hazard::TooLong { len } => format!("TooLong:{len}"),
+        Hazard::ParseError => "ParseError".to_owned(),
+        Hazard::CommandSubstitution => "CommandSubstitution".to_owned(),
+        Hazard::ProcessSubstitution => "ProcessSubstitution".to_owned(),
+        Hazard::ParameterExpansion => "ParameterExpansion".to_owned(),
+        Hazard::DynamicCommandName { text } => format!("DynamicCommandName:{text}"),
+        Hazard::DynamicEval { command } => format!("DynamicEval:{command}"),
+        Hazard::AnsiCQuoting => "AnsiCQuoting".to_owned(),
+        Hazard::UnknownConstruct { kind } => format!("UnknownConstruct:{kind}"),
+        Hazard::CdThenGit => "CdThenGit".to_owned(),
+        Hazard::RmGlobUnderVariable { arg } => format!("RmGlobUnderVariable:{arg}"),
+        Hazard::GitConfigOverride => "GitConfigOverride".to_owned(),
+        Hazard::UnresolvedWrapper { wrapper } => format!("UnresolvedWrapper:{wrapper}"),
+    }
+}
+
+/// The failures of one expectation on `analysis`, if any.
+fn check(analysis: &BashAnalysis, expect: &E) -> Option<String> {
+    let command = |n: usize| analysis.commands.get(n);
+    let ok = match expect {
+        Cmds(cmds) => {
+            let got: Vec<String> = analysis.commands.iter().map(|c| c.argv.join(" ")).collect();
+            got == *cmds
+        }
+        Hazards(hazards) => {
+            let mut got: Vec<String> = analysis.hazards.iter().map(hazard_name).collect();
+            let mut want: Vec<String> = hazards.iter().map(|h| (*h).to_owned()).collect();
+            got.sort();
+            want.sort();
+            got == want
+        }
+        Has(hazard) => analysis.hazards.iter().any(|h| hazard_name(h) == *hazard),
+        Writes(writes) => {
+            let got: Vec<(&str, bool, bool)> =
+                analysis.writes.iter().map(|w| (w.path.as_str(), w.append, w.dynamic)).collect();
+            got == *writes
+        }
+        ReadOnly(read_only) => is_read_only(analysis) == *read_only,
+        Argv(n, argv) => command(*n).is_some_and(|c| c.argv == *argv),
+        Wrappers(n, wrappers) => command(*n).is_some_and(|c| c.wrappers == *wrappers),
+        Assign(n, assignments) => command(*n).is_some_and(|c| {
+            c.assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>() == *assignments
+        }),
+        Text(n, text) => command(*n).is_some_and(|c| c.text == *text),
+        Expansion(n, expansion) => command(*n).is_some_and(|c| c.has_expansion == *expansion),
+        Glob(n, glob) => command(*n).is_some_and(|c| c.has_glob == *glob),
+    };
+    (!ok).then(|| format!("expected {expect:?}"))
+}
+
+/// Runs every case and fails with all the failures.
+fn run(cases: &[Case]) {
+    let mut failures = Vec::new();
+    for case in cases {
+        let analysis = analyze(case.src);
+        let problems: Vec<String> = case.expect.iter().filter_map(|e| check(&analysis, e)).collect();
+        if !problems.is_empty() {
+            failures.push(format!(
+                "{:?}\n    {}\n    got commands {:?}\n    hazards {:?}\n    writes {:?}\n    read-only {}\n    {:#?}",
+                case.src,
+                problems.join("\n    "),
+                analysis.commands.iter().map(|c| c.argv.join(" ")).collect::<Vec<_>>(),
+                analysis.hazards.iter().map(hazard_name).collect::<Vec<_>>(),
+                analysis.writes,
+                is_read_only(&analysis),
+                analysis.commands,
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// Smuggling a second command after an allowed prefix.
+const SMUGGLING: &[Case] = &[
+    c("git status; rm -rf x", &[Cmds(&["git status", "rm -rf x"]), Hazards(&[]), ReadOnly(false)]),
+    c(
+        "git log $(curl x)",
+        &[Cmds(&["git log $(curl x)", "curl x"]), Hazards(&["CommandSubstitution"]), ReadOnly(false)],
+    ),
+    c("git log `curl x`", &[Cmds(&["git log `curl x`", "curl x"]), Hazards(&["CommandSubstitution"])]),
+    c("ls && curl x | sh", &[Cmds(&["ls", "curl x", "sh"]), Hazards(&[]), ReadOnly(false)]),
+    c("git status\nrm -rf x", &[Cmds(&["git status", "rm -rf x"]), ReadOnly(false)]),
+    c("ls & rm x", &[Cmds(&["ls", "rm x"]), ReadOnly(false)]),
+    c("ls || rm x", &[Cmds(&["ls", "rm x"]), ReadOnly(false)]),
+    c("ls |& tee t", &[Cmds(&["ls", "tee t"]), ReadOnly(false)]),
+    c("echo \"$(rm x)\"", &[Cmds(&["echo $(rm x)", "rm x"]), Hazards(&["CommandSubstitution"])]),
+    c("ls; ; rm x", &[Has("ParseError"), ReadOnly(false)]),
+    c("git status && git push", &[Cmds(&["git status", "git push"]), ReadOnly(false)]),
+    c("echo \"a;rm x\"", &[Cmds(&["echo a;rm x"]), ReadOnly(true)]),
+    c("echo 'a && rm x'", &[Cmds(&["echo a && rm x"]), ReadOnly(true)]),
+    c("ls -la # && rm -rf /", &[Cmds(&["ls -la"]), ReadOnly(true)]),
+    c("cat file | sh", &[Cmds(&["cat file", "sh"]), ReadOnly(false)]),
+    c("echo ok; `rm x`", &[Cmds(&["echo ok", "`rm x`", "rm x"]), Has("DynamicCommandName:`rm x`")]),
+    c("ls $(echo -la) ", &[Cmds(&["ls $(echo -la)", "echo -la"]), ReadOnly(false)]),
+];
+
+/// Wrappers are stripped; the wrapped command is what rules see.
+const WRAPPERS: &[Case] = &[
+    c("sudo rm x", &[Cmds(&["rm x"]), Wrappers(0, &["sudo"]), Hazards(&[])]),
+    c("sudo -u root rm x", &[Cmds(&["rm x"]), Wrappers(0, &["sudo"]), Text(0, "rm x")]),
+    c("sudo --user=root -- rm x", &[Cmds(&["rm x"]), Hazards(&[])]),
+    c("sudo -E FOO=bar ls", &[Cmds(&["ls"]), Assign(0, &[("FOO", "bar")]), ReadOnly(false)]),
+    c("sudo ls", &[Cmds(&["ls"]), ReadOnly(false)]),
+    c("sudo -s", &[Cmds(&["sudo -s"]), Wrappers(0, &[])]),
+    c("sudo -i", &[Cmds(&["sudo -i"])]),
+    c("sudo -l rm", &[Cmds(&["sudo -l rm"])]),
+    c("sudo $CMD x", &[Cmds(&["$CMD x"]), Wrappers(0, &["sudo"]), Hazards(&["DynamicCommandName:$CMD"])]),
+    c("doas -u root rm x", &[Cmds(&["rm x"]), Wrappers(0, &["doas"])]),
+    c("env -i rm", &[Cmds(&["rm"]), Wrappers(0, &["env"])]),
+    c("env FOO=1 rm", &[Cmds(&["rm"]), Assign(0, &[("FOO", "1")]), Wrappers(0, &["env"])]),
+    c("env -u X FOO=bar rm x", &[Cmds(&["rm x"]), Assign(0, &[("FOO", "bar")]), Hazards(&[])]),
+    c("env -- rm x", &[Cmds(&["rm x"])]),
+    c("env", &[Cmds(&["env"]), ReadOnly(true)]),
+    c("env -u HOME FOO=1", &[Cmds(&["env -u HOME FOO=1"]), Assign(0, &[]), ReadOnly(true)]),
+    c("env -C /tmp git status", &[Cmds(&["git status"]), Hazards(&["CdThenGit"])]),
+    c("env -S 'rm -rf x'", &[Cmds(&["rm -rf x", "env -S rm -rf x"]), Hazards(&["UnresolvedWrapper:env"])]),
+    c("/usr/bin/env rm x", &[Cmds(&["rm x"]), Wrappers(0, &["/usr/bin/env"])]),
+    c("./timeout ls", &[Cmds(&["./timeout ls"]), Wrappers(0, &[]), ReadOnly(false)]),
+    c("timeout 5 rm", &[Cmds(&["rm"]), Wrappers(0, &["timeout"])]),
+    c("timeout -s KILL 5 rm x", &[Cmds(&["rm x"]), Hazards(&[])]),
+    c("timeout --signal=KILL 5s ls", &[Cmds(&["ls"]), ReadOnly(true)]),
+    c("timeout $T rm x", &[Cmds(&["rm x"]), Hazards(&["UnresolvedWrapper:timeout"]), ReadOnly(false)]),
+    c("timeout 5", &[Cmds(&["timeout 5"])]),
+    c("time -p ls", &[Cmds(&["ls"]), Wrappers(0, &["time"]), ReadOnly(true)]),
+    c("nice -n 5 rm", &[Cmds(&["rm"]), Wrappers(0, &["nice"])]),
+    c("nice -10 ls", &[Cmds(&["ls"]), ReadOnly(true)]),
+    c("nohup rm x &", &[Cmds(&["rm x"]), Wrappers(0, &["nohup"])]),
+    c("nohup ls", &[Cmds(&["ls"]), ReadOnly(false)]),
+    c("stdbuf -oL grep x f", &[Cmds(&["grep x f"]), Wrappers(0, &["stdbuf"]), ReadOnly(true)]),
+    c("command rm x", &[Cmds(&["rm x"]), Wrappers(0, &["command"])]),
+    c("command -v rm", &[Cmds(&["command -v rm"]), Wrappers(0, &[]), ReadOnly(true)]),
+    c("builtin cd x", &[Cmds(&["cd x"]), Wrappers(0, &["builtin"]), ReadOnly(true)]),
+    c("noglob ls *", &[Cmds(&["ls *"]), Glob(0, true), ReadOnly(true)]),
+    c("exec rm x", &[Cmds(&["rm x"]), Wrappers(0, &["exec"])]),
+    c("exec $X", &[Cmds(&["$X"]), Hazards(&["DynamicEval:exec", "DynamicCommandName:$X"])]),
+    c("coproc ls", &[Cmds(&["ls"]), Wrappers(0, &["coproc"])]),
+    c(
+        "sudo env FOO=1 timeout 5 nice rm x",
+        &[Cmds(&["rm x"]), Wrappers(0, &["sudo", "env", "timeout", "nice"]), Assign(0, &[("FOO", "1")])],
+    ),
+    c("xargs rm", &[Cmds(&["xargs rm", "rm"]), Wrappers(0, &[]), Wrappers(1, &["xargs"]), ReadOnly(false)]),
+    c("xargs -0 -n1 rm -f", &[Cmds(&["xargs -0 -n1 rm -f", "rm -f"]), Hazards(&[]), ReadOnly(false)]),
+    c("xargs sudo rm", &[Cmds(&["xargs sudo rm", "rm"]), Wrappers(1, &["xargs", "sudo"])]),
+    c("xargs -I{} cp {} /tmp", &[Cmds(&["xargs -I{} cp {} /tmp", "cp {} /tmp"]), ReadOnly(false)]),
+    c("xargs", &[Cmds(&["xargs"]), ReadOnly(true)]),
+    c("find . -type f | xargs wc -l", &[Cmds(&["find . -type f", "xargs wc -l", "wc -l"]), ReadOnly(true)]),
+    c("find . -type f -print0 | xargs -0 rm", &[ReadOnly(false)]),
+    c("find . -exec rm {} +", &[Cmds(&["find . -exec rm {} +", "rm {}"]), Wrappers(1, &["find"]), ReadOnly(false)]),
+    c(
+        "find . -name x -execdir sh -c 'rm $1' _ {} \\;",
+        &[
+            Cmds(&["find . -name x -execdir sh -c rm $1 _ {} ;", "sh -c rm $1 _ {}", "rm $1"]),
+            Wrappers(2, &["find", "sh"]),
+            Text(1, "sh -c 'rm $1' _ {}"),
+            Hazards(&[]),
+        ],
+    ),
+    c("find . -ok rm {} \\; -exec ls \\;", &[Cmds(&["find . -ok rm {} ; -exec ls ;", "rm {}", "ls"])]),
+    c("fd -e rs -x rm", &[Cmds(&["fd -e rs -x rm", "rm"]), Wrappers(1, &["fd"]), ReadOnly(false)]),
+    c("bash -c 'rm x'", &[Cmds(&["bash -c rm x", "rm x"]), Wrappers(1, &["bash"]), Text(1, "rm x"), Hazards(&[])]),
+    c("sh -c \"git status && rm y\"", &[Cmds(&["sh -c git status && rm y", "git status", "rm y"]), ReadOnly(false)]),
+    c("bash -lc 'ls'", &[Cmds(&["bash -lc ls", "ls"]), ReadOnly(false)]),
+    c("bash -o pipefail -c 'ls | wc'", &[Cmds(&["bash -o pipefail -c ls | wc", "ls", "wc"])]),
+    c("sh -c 'sh -c \"rm x\"'", &[Cmds(&["sh -c sh -c \"rm x\"", "sh -c rm x", "rm x"]), Wrappers(2, &["sh", "sh"])]),
+    c("zsh -c 'rm x'", &[Cmds(&["zsh -c rm x", "rm x"])]),
+    c("bash script.sh", &[Cmds(&["bash script.sh"]), Hazards(&[]), ReadOnly(false)]),
+    c("bash -c \"$X\"", &[Hazards(&["DynamicEval:bash"])]),
+    c("fish -c 'rm x'", &[Hazards(&["DynamicEval:fish"])]),
+    c("sudo bash -c 'rm -rf /'", &[Cmds(&["bash -c rm -rf /", "rm -rf /"]), Wrappers(1, &["sudo", "bash"])]),
+];
+
+/// Output redirections are writes; descriptor duplications and `/dev/null` are not.
+const REDIRECTS: &[Case] = &[
+    c("echo x > .git/config", &[Cmds(&["echo x"]), Writes(&[(".git/config", false, false)]), ReadOnly(false)]),
+    c("cat a >> ~/.bashrc", &[Writes(&[("~/.bashrc", true, true)]), ReadOnly(false)]),
+    c("ls 2> err.txt", &[Writes(&[("err.txt", false, false)])]),
+    c("ls &> all.log", &[Writes(&[("all.log", false, false)])]),
+    c("ls &>> all.log", &[Writes(&[("all.log", true, false)])]),
+    c("ls > /dev/null", &[Writes(&[]), ReadOnly(true)]),
+    c("ls 2>&1", &[Writes(&[]), ReadOnly(true)]),
+    c("ls > /dev/null 2>&1", &[Writes(&[]), ReadOnly(true)]),
+    c("ls >&2", &[Writes(&[]), ReadOnly(true)]),
+    c("ls 2>&-", &[Writes(&[]), ReadOnly(true)]),
+    c("ls >&out.txt", &[Writes(&[("out.txt", false, false)])]),
+    c("ls > /dev/stderr", &[Writes(&[])]),
+    c("ls > /dev/fd/3", &[Writes(&[])]),
+    c("ls > /dev/tty", &[Writes(&[("/dev/tty", false, false)])]),
+    c("ls 3> f", &[Writes(&[("f", false, false)])]),
+    c("echo x >| f", &[Writes(&[("f", false, false)])]),
+    c("ls > \"$OUT\"", &[Writes(&[("$OUT", false, true)])]),
+    c("ls > out-*.txt", &[Writes(&[("out-*.txt", false, true)])]),
+    c("ls > 'my file'", &[Writes(&[("my file", false, false)])]),
+    c(
+        "a && b | tee out.txt > /etc/x",
+        &[Cmds(&["a", "b", "tee out.txt"]), Writes(&[("/etc/x", false, false)]), ReadOnly(false)],
+    ),
+    c("cat <<EOF > out\nhi\nEOF", &[Cmds(&["cat"]), Writes(&[("out", false, false)]), ReadOnly(false)]),
+    c("echo > f hi", &[Cmds(&["echo hi"]), Text(0, "echo hi"), Writes(&[("f", false, false)])]),
+    c("sort > /dev/null -o out in", &[Cmds(&["sort -o out in"]), Writes(&[]), ReadOnly(false)]),
+    c("> out", &[Cmds(&[]), Writes(&[("out", false, false)]), ReadOnly(false)]),
+    c("{ ls; rm x; } > out", &[Cmds(&["ls", "rm x"]), Writes(&[("out", false, false)])]),
+    c("(ls) > out", &[Cmds(&["ls"]), Writes(&[("out", false, false)])]),
+    c("exec 3> log", &[Cmds(&["exec"]), Writes(&[("log", false, false)])]),
+    c(
+        "ls > $(mktemp)",
+        &[Cmds(&["ls", "mktemp"]), Writes(&[("$(mktemp)", false, true)]), Hazards(&["CommandSubstitution"])],
+    ),
+    c("cat < in > out", &[Writes(&[("out", false, false)])]),
+    c("cat < in", &[Writes(&[]), ReadOnly(true)]),
+    c("echo hi 1>&2 2>/dev/null", &[Writes(&[]), ReadOnly(true)]),
+    c("f() { ls; } > out", &[Writes(&[("out", false, false)])]),
+    c("> f echo hi", &[Cmds(&["echo hi"]), Writes(&[("f", false, false)])]),
+    c("ls > a > b", &[Writes(&[("a", false, false), ("b", false, false)])]),
+    c("echo $(ls > x)", &[Cmds(&["echo $(ls > x)", "ls"]), Writes(&[("x", false, false)])]),
+];
+
+/// Quote removal: the command name is what runs.
+const QUOTING: &[Case] = &[
+    c("r''m -rf x", &[Cmds(&["rm -rf x"]), Text(0, "r''m -rf x"), Hazards(&[])]),
+    c("\"rm\" x", &[Cmds(&["rm x"]), Text(0, "\"rm\" x")]),
+    c("\\rm x", &[Cmds(&["rm x"])]),
+    c("'r'\"m\" x", &[Cmds(&["rm x"])]),
+    c("r\\m x", &[Cmds(&["rm x"])]),
+    c("\"r\"m -rf /", &[Cmds(&["rm -rf /"])]),
+    c("$'rm' x", &[Cmds(&["rm x"]), Hazards(&["AnsiCQuoting"]), ReadOnly(false)]),
+    c("$'\\x72m' x", &[Cmds(&["rm x"]), Hazards(&["AnsiCQuoting"])]),
+    c("$'ls'", &[Cmds(&["ls"]), ReadOnly(false)]),
+    c("echo $'a\\nb'", &[Argv(0, &["echo", "a\nb"]), Hazards(&[]), ReadOnly(true)]),
+    c("ls \"a b\"", &[Argv(0, &["ls", "a b"]), ReadOnly(true)]),
+    c("echo \"a\\\"b\"", &[Argv(0, &["echo", "a\"b"])]),
+    c("echo 'it'\\''s'", &[Argv(0, &["echo", "it's"])]),
+    c("grep -e \"\\$HOME\" f", &[Argv(0, &["grep", "-e", "$HOME", "f"]), Expansion(0, false), ReadOnly(true)]),
+    c("echo \\$HOME", &[Argv(0, &["echo", "$HOME"]), Expansion(0, false)]),
+    c("echo \"$HOME/x\"", &[Argv(0, &["echo", "$HOME/x"]), Expansion(0, true), ReadOnly(true)]),
+    c("ls \\\n  -la", &[Argv(0, &["ls", "-la"]), Text(0, "ls \\\n  -la"), ReadOnly(true)]),
+    c("r\\\nm -rf x", &[Cmds(&["rm -rf x"]), Text(0, "r\\\nm -rf x"), ReadOnly(false)]),
+    c("git sta\\\ntus", &[Cmds(&["git status"]), ReadOnly(true)]),
+    c("su\\\n\\\ndo rm x", &[Cmds(&["rm x"]), Wrappers(0, &["sudo"])]),
+    c("echo $\"hi\" x", &[Text(0, "echo $\"hi\" x"), Expansion(0, true)]),
+    c("ls '*.rs'", &[Glob(0, false), Argv(0, &["ls", "*.rs"])]),
+    c("ls *.rs", &[Glob(0, true)]),
+    c("ls {a,b}", &[Glob(0, true), Argv(0, &["ls", "{a,b}"])]),
+    c("find . -{de,x}lete", &[Glob(0, true), ReadOnly(false)]),
+    c("git log @{u}", &[Glob(0, false), ReadOnly(true)]),
+];
+
+/// Command names that are not static.
+const DYNAMIC: &[Case] = &[
+    c("$CMD x", &[Cmds(&["$CMD x"]), Hazards(&["DynamicCommandName:$CMD"]), ReadOnly(false)]),
+    c("${X} y", &[Hazards(&["ParameterExpansion", "DynamicCommandName:${X}"])]),
+    c("\"$@\"", &[Hazards(&["DynamicCommandName:\"$@\""])]),
+    c(
+        "$(echo rm) x",
+        &[Cmds(&["$(echo rm) x", "echo rm"]), Hazards(&["CommandSubstitution", "DynamicCommandName:$(echo rm)"])],
+    ),
+    c("*.sh", &[Hazards(&["DynamicCommandName:*.sh"])]),
+    c("/bin/r? x", &[Hazards(&["DynamicCommandName:/bin/r?"])]),
+    c("x=rm; $x -rf y", &[Cmds(&["", "$x -rf y"]), Assign(0, &[("x", "rm")]), Has("DynamicCommandName:$x")]),
+    c("eval \"$X\"", &[Cmds(&["eval $X"]), Hazards(&["DynamicEval:eval"])]),
+    c("eval ls $X", &[Cmds(&["eval ls $X"]), Hazards(&["DynamicEval:eval"])]),
+    c("eval 'ls'", &[Cmds(&["eval ls", "ls"]), Wrappers(1, &["eval"]), Hazards(&[]), ReadOnly(false)]),
+    c("eval rm -rf x", &[Cmds(&["eval rm -rf x", "rm -rf x"])]),
+    c(". ./script.sh", &[Cmds(&[". ./script.sh"]), Hazards(&[]), ReadOnly(false)]),
+    c("source $F", &[Hazards(&["DynamicEval:source"])]),
+    c("trap 'rm -f tmp' EXIT", &[Cmds(&["trap rm -f tmp EXIT", "rm -f tmp"]), ReadOnly(false)]),
+    c("trap \"$X\" EXIT", &[Hazards(&["DynamicEval:trap"])]),
+    c("alias ls='rm -rf x'; ls", &[Cmds(&["alias ls=rm -rf x", "rm -rf x", "ls"]), ReadOnly(false)]),
+    c("bash <<EOF\nrm -rf x\nEOF", &[Cmds(&["bash", "rm -rf x"]), Wrappers(1, &["bash"]), ReadOnly(false)]),
+    c("sh <<< 'rm x'", &[Cmds(&["sh", "rm x"])]),
+    c("sh <<< \"$X\"", &[Hazards(&["DynamicEval:sh"])]),
+    c("bash script.sh <<EOF\nrm x\nEOF", &[Cmds(&["bash script.sh"])]),
+];
+
+/// Compound statements: every command inside counts.
+const STRUCTURE: &[Case] = &[
+    c("(cd /tmp && rm x)", &[Cmds(&["cd /tmp", "rm x"]), ReadOnly(false)]),
+    c("{ ls; rm x; }", &[Cmds(&["ls", "rm x"]), ReadOnly(false)]),
+    c("if true; then rm x; fi", &[Cmds(&["true", "rm x"]), ReadOnly(false)]),
+    c("if [ -f a ]; then cat a; else echo no; fi", &[Cmds(&["[ -f a ]", "cat a", "echo no"]), ReadOnly(true)]),
+    c("if false; then :; elif rm x; then :; fi", &[Cmds(&["false", ":", "rm x", ":"])]),
+    c("for f in *; do rm \"$f\"; done", &[Cmds(&["rm $f"]), Expansion(0, true), Hazards(&[])]),
+    c("for f in $(ls); do echo $f; done", &[Cmds(&["ls", "echo $f"]), Hazards(&["CommandSubstitution"])]),
+    c("while read l; do echo $l; done < in", &[Cmds(&["read l", "echo $l"]), Writes(&[]), ReadOnly(false)]),
+    c("until false; do sleep 1; done", &[Cmds(&["false", "sleep 1"]), ReadOnly(true)]),
+    c("f() { rm x; }; f", &[Cmds(&["rm x", "f"]), ReadOnly(false)]),
+    c("function g { ls; }", &[Cmds(&["ls"])]),
+    c("case $x in a) rm y;; esac", &[Cmds(&["rm y"]), ReadOnly(false)]),
+    c("case $(id) in a) ls;; esac", &[Cmds(&["id", "ls"])]),
+    c(
+        "diff <(ls a) <(ls b)",
+        &[Cmds(&["diff <(ls a) <(ls b)", "ls a", "ls b"]), Hazards(&["ProcessSubstitution"]), ReadOnly(false)],
+    ),
+    c("tee >(rm x)", &[Cmds(&["tee >(rm x)", "rm x"]), Hazards(&["ProcessSubstitution"])]),
+    c("echo $((1+2))", &[Cmds(&["echo $((1+2))"]), Hazards(&[]), Expansion(0, true), ReadOnly(true)]),
+    c("echo $((1+$(rm x)))", &[Cmds(&["echo $((1+$(rm x)))", "rm x"]), Hazards(&["CommandSubstitution"])]),
+    c("! grep -q x f", &[Cmds(&["grep -q x f"]), ReadOnly(true)]),
+    c("((i++))", &[Cmds(&[]), Hazards(&[]), ReadOnly(true)]),
+    c("echo $(( 'a[$(rm x)]' ))", &[Has("CommandSubstitution"), ReadOnly(false)]),
+    c("(( a['$(rm x)'] ))", &[Has("CommandSubstitution"), ReadOnly(false)]),
+    c("coproc NAME { rm x; }", &[Has("UnknownConstruct:coproc"), ReadOnly(false)]),
+    c("for ((i=0;i<3;i++)); do echo $i; done", &[Cmds(&["echo $i"]), Hazards(&[])]),
+    c("select x in a b; do echo $x; done", &[Cmds(&["echo $x"])]),
+    c("[[ -f a ]] && cat a", &[Cmds(&["[[ -f a ]]", "cat a"]), ReadOnly(true)]),
+    c("[[ $(rm x) ]]", &[Cmds(&["[[ $(rm x) ]]", "rm x"]), Hazards(&["CommandSubstitution"])]),
+    c("test -d x || mkdir x", &[Cmds(&["test -d x", "mkdir x"]), ReadOnly(false)]),
+    c("export PATH=/tmp:$PATH; ls", &[Cmds(&["export PATH=/tmp:$PATH", "ls"]), ReadOnly(false)]),
+    c("export A=$(rm x)", &[Cmds(&["export A=$(rm x)", "rm x"]), Hazards(&["CommandSubstitution"])]),
+    c("unset X", &[Cmds(&["unset X"]), ReadOnly(false)]),
+    c("X=1", &[Cmds(&[""]), Assign(0, &[("X", "1")]), ReadOnly(false)]),
+    c("PATH=/tmp/evil; ls", &[Cmds(&["", "ls"]), ReadOnly(false)]),
+    c("LANG=C ls -la", &[Cmds(&["ls -la"]), Assign(0, &[("LANG", "C")]), Text(0, "ls -la"), ReadOnly(true)]),
+    c("PATH=. ls", &[Cmds(&["ls"]), ReadOnly(false)]),
+    c("PAGER=cat git log", &[ReadOnly(false)]),
+    c("FOO=$(rm x) ls", &[Cmds(&["ls", "rm x"]), Hazards(&["CommandSubstitution"])]),
+    c("a=(x $(rm y))", &[Cmds(&["", "rm y"]), Hazards(&["CommandSubstitution"])]),
+    c("cat <<EOF\nhi\nEOF", &[Cmds(&["cat"]), Writes(&[]), ReadOnly(true)]),
+    c("cat <<EOF\n$(rm x)\nEOF", &[Cmds(&["cat", "rm x"]), Hazards(&["CommandSubstitution"])]),
+    c("cat <<'EOF'\n$(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
+    c("cat <<EOF | sh\nrm x\nEOF", &[Cmds(&["cat", "sh"]), ReadOnly(false)]),
+    c("cat <<EOF && rm x\nhi\nEOF", &[Cmds(&["cat", "rm x"])]),
+    c("cat <<< \"$(ls)\"", &[Cmds(&["cat", "ls"]), Hazards(&["CommandSubstitution"])]),
+    c("echo ${HOME}", &[Hazards(&["ParameterExpansion"]), ReadOnly(false)]),
+    c("echo ${a[$(rm x)]}", &[Cmds(&["echo ${a[$(rm x)]}", "rm x"]), Has("CommandSubstitution")]),
+    c("git commit -m \"$(cat <<EOF\nmsg\nEOF\n)\"", &[Cmds(&["git commit -m $(cat <<EOF\nmsg\nEOF\n)", "cat"])]),
+    c("GIT_CONFIG_PARAMETERS=\"'core.pager=sh'\" git log", &[Hazards(&["GitConfigOverride"]), ReadOnly(false)]),
+];
+
+/// Hazards from particular commands.
+const HAZARDS: &[Case] = &[
+    c("cd .. && git status", &[Hazards(&["CdThenGit"]), ReadOnly(false)]),
+    c("cd . && git status", &[Hazards(&[]), ReadOnly(true)]),
+    c("cd /tmp/repo; git log", &[Hazards(&["CdThenGit"])]),
+    c("cd && git status", &[Hazards(&["CdThenGit"])]),
+    c("pushd x && git status", &[Hazards(&["CdThenGit"])]),
+    c("git status && cd ..", &[Hazards(&[]), ReadOnly(true)]),
+    c("cd src && ls", &[Hazards(&[]), ReadOnly(true)]),
+    c("rm -rf \"$DIR\"/*", &[Hazards(&["RmGlobUnderVariable:$DIR/*"])]),
+    c("rm -rf $X/", &[Hazards(&["RmGlobUnderVariable:$X/"])]),
+    c("rm -rf ${BUILD}/*.o", &[Hazards(&["ParameterExpansion", "RmGlobUnderVariable:${BUILD}/*.o"])]),
+    c("rm -rf \"$DIR\"/build", &[Hazards(&[])]),
+    c("rmdir $D/", &[Hazards(&["RmGlobUnderVariable:$D/"])]),
+    c("sudo rm -rf \"$1\"/*", &[Hazards(&["RmGlobUnderVariable:$1/*"])]),
+    c("git -c core.pager=sh log", &[Hazards(&["GitConfigOverride"]), ReadOnly(false)]),
+    c("git --config-env=core.pager=X log", &[Hazards(&["GitConfigOverride"])]),
+    c("git --no-pager -c alias.x=!sh x", &[Hazards(&["GitConfigOverride"])]),
+    c("git branch -c a b", &[Hazards(&[]), ReadOnly(false)]),
+    c("ls (", &[Has("ParseError"), ReadOnly(false)]),
+    c("ls \"", &[Has("ParseError"), ReadOnly(false)]),
+    c("echo hi && ", &[Has("ParseError"), ReadOnly(false)]),
+    c("", &[Cmds(&[]), Hazards(&[]), Writes(&[]), ReadOnly(true)]),
+    c("   \n\t ", &[Cmds(&[]), Hazards(&[]), Writes(&[])]),
+    c("ls # rm x", &[Cmds(&["ls"]), Hazards(&[]), ReadOnly(true)]),
+    c("# just a comment", &[Cmds(&[]), Hazards(&[])]),
+];
+
+/// Commands that must classify read-only.
+const READ_ONLY: &[Case] = &[
+    c("ls -la", &[ReadOnly(true)]),
+    c("git status", &[ReadOnly(true)]),
+    c("git log --oneline -5", &[ReadOnly(true)]),
+    c("grep -rn foo src", &[ReadOnly(true)]),
+    c("find . -name '*.rs'", &[ReadOnly(true)]),
+    c("rg -l TODO", &[ReadOnly(true)]),
+    c("cat Cargo.toml | head -5", &[Cmds(&["cat Cargo.toml", "head -5"]), ReadOnly(true)]),
+    c("wc -l src/*.rs", &[Glob(0, true), ReadOnly(true)]),
+    c("sed -n '1,5p' f", &[ReadOnly(true)]),
+    c("git diff HEAD~1", &[ReadOnly(true)]),
+    c("jq .name package.json", &[ReadOnly(true)]),
+    c("git log --format='%H %s' -n 3", &[ReadOnly(true)]),
+    c("git diff --stat -- src", &[ReadOnly(true)]),
+    c("head -n 5 file.txt | sort | uniq -c", &[ReadOnly(true)]),
+    c("ps aux | grep cargo", &[ReadOnly(true)]),
+    c("du -sh * | sort -h", &[ReadOnly(true)]),
+    c("git stash list", &[ReadOnly(true)]),
+    c("docker ps", &[ReadOnly(true)]),
+    c("type -a ls", &[ReadOnly(true)]),
+    c("date +%s", &[ReadOnly(true)]),
+    c("tree -L 2", &[ReadOnly(true)]),
+    c("pwd", &[ReadOnly(true)]),
+    c("true && false", &[ReadOnly(true)]),
+    c("echo $HOME", &[ReadOnly(true)]),
+    c("git ls-files | xargs cat", &[ReadOnly(true)]),
+    c("git show HEAD --stat", &[ReadOnly(true)]),
+    c("git branch --show-current", &[ReadOnly(true)]),
+    c("git rev-parse HEAD", &[ReadOnly(true)]),
+    c("LC_ALL=C sort a", &[ReadOnly(true)]),
+    c("uname -a && id && whoami", &[ReadOnly(true)]),
+    c("stat -c '%s' Cargo.toml", &[ReadOnly(true)]),
+    c("diff -u a b", &[ReadOnly(true)]),
+    c("sed -E 's/x+/y/g' a", &[ReadOnly(true)]),
+    c("printf '%s\\n' a b", &[ReadOnly(true)]),
+    c("cargo tree --locked", &[ReadOnly(true)]),
+];
+
+/// Near misses that must not classify read-only.
+const NOT_READ_ONLY: &[Case] = &[
+    c("sed -i s/a/b/ f", &[ReadOnly(false)]),
+    c("sort -o out in", &[ReadOnly(false)]),
+    c("find . -delete", &[ReadOnly(false)]),
+    c("git branch -D x", &[ReadOnly(false)]),
+    c("git config user.name x", &[ReadOnly(false)]),
+    c("fd -x rm", &[ReadOnly(false)]),
+    c("rg --pre sh x", &[ReadOnly(false)]),
+    c("date -s now", &[ReadOnly(false)]),
+    c("awk '{print}' f", &[ReadOnly(false)]),
+    c("tee f", &[ReadOnly(false)]),
+    c("cp a b", &[ReadOnly(false)]),
+    c("ls $DIR", &[ReadOnly(false)]),
+    c("find . -name *.rs", &[ReadOnly(false)]),
+    c("cat $(ls)", &[ReadOnly(false)]),
+    c("/bin/ls", &[ReadOnly(false)]),
+    c("less f", &[ReadOnly(false)]),
+    c("printf -v x %s y", &[ReadOnly(false)]),
+    c("git -C x status", &[ReadOnly(false)]),
+    c("cargo tree", &[ReadOnly(false)]),
+    c("git show --output=/tmp/x HEAD", &[ReadOnly(false)]),
+    c("git log --out=x", &[ReadOnly(false)]),
+    c("echo x | tee -a log", &[ReadOnly(false)]),
+    c("git stash", &[ReadOnly(false)]),
+    c("cd $HOME", &[ReadOnly(false)]),
+    c("docker run x", &[ReadOnly(false)]),
+    c("uniq a b", &[ReadOnly(false)]),
+    c("xxd a b", &[ReadOnly(false)]),
+    c("sed 's/a/b/w /etc/passwd' f", &[ReadOnly(false)]),
+    c("mkdir x", &[ReadOnly(false)]),
+    c("git fetch", &[ReadOnly(false)]),
+    c("grep -r \"$PATTERN\" .", &[ReadOnly(false)]),
+    c("ls > out.txt", &[ReadOnly(false)]),
+    c("python -c 'print(1)'", &[ReadOnly(false)]),
+    c("curl https://example.com", &[ReadOnly(false)]),
+    c("jq -f prog.jq a.json", &[ReadOnly(false)]),
+];
+
+#[test]
+fn smuggling_after_an_allowed_prefix() {
+    run(SMUGGLING);
+}
+
+#[test]
+fn wrappers_and_payloads() {
+    run(WRAPPERS);
+}
+
+#[test]
+fn redirect_writes() {
+    run(REDIRECTS);
+}
+
+#[test]
+fn quoting_tricks() {
+    run(QUOTING);
+}
+
+#[test]
+fn dynamic_names_and_eval() {
+    run(DYNAMIC);
+}
+
+#[test]
+fn compound_statements() {
+    run(STRUCTURE);
+}
+
+#[test]
+fn command_hazards() {
+    run(HAZARDS);
+}
+
+#[test]
+fn read_only_commands() {
+    run(READ_ONLY);
+}
+
+#[test]
+fn near_misses_are_not_read_only() {
+    run(NOT_READ_ONLY);
+}
+
+#[test]
+fn there_are_at_least_150_cases() {
+    let total = [SMUGGLING, WRAPPERS, REDIRECTS, QUOTING, DYNAMIC, STRUCTURE, HAZARDS, READ_ONLY, NOT_READ_ONLY]
+        .iter()
+        .map(|cases| cases.len())
+        .sum::<usize>();
+    assert!(total >= 150, "only {total} cases");
+}
+
+#[test]
+fn a_command_over_10000_chars_is_too_long() {
+    let long = format!("echo {}", "a".repeat(9_996));
+    assert_eq!(long.chars().count(), 10_001);
+    let analysis = analyze(&long);
+    assert_eq!(analysis.hazards, [Hazard::TooLong { len: 10_001 }]);
+    assert_eq!(analysis.commands.len(), 1);
+    assert!(!is_read_only(&analysis));
+
+    let exact = format!("echo {}", "a".repeat(9_995));
+    assert!(analyze(&exact).hazards.is_empty());
+}
+
+#[test]
+fn a_huge_command_is_not_parsed() {
+    let huge = "ls; ".repeat(100_000);
+    let analysis = analyze(&huge);
+    assert_eq!(analysis.hazards, [Hazard::TooLong { len: huge.len() }]);
+    assert!(analysis.commands.is_empty());
+}
+
+#[test]
+fn deep_nesting_is_cut_off_without_overflowing_the_stack() {
+    for depth in [50, 300, 3_000] {
+        for (open, close) in [("$(", ")"), ("(", ")"), ("{ ", "; }"), ("\"$(", ")\""), ("bash -c '", "'")] {
+            let src = format!("{}ls{}", open.repeat(depth), close.repeat(depth));
+            let analysis = analyze(&src);
+            assert!(!is_read_only(&analysis) || depth < 60, "{open} × {depth}");
+        }
+    }
+    // Each `eval` parses its arguments as a nested command string.
+    let analysis = analyze(&format!("{}rm x", "eval ".repeat(20)));
+    assert!(analysis.hazards.contains(&Hazard::UnknownConstruct { kind: "too_deep".to_owned() }));
+    assert!(!is_read_only(&analysis));
+    // Hazard texts stay short however long the word.
+    let analysis = analyze(&format!("$X{} y", "a".repeat(5_000)));
+    let Some(Hazard::DynamicCommandName { text }) = analysis.hazards.first() else { panic!("{analysis:?}") };
+    assert!(text.chars().count() <= 201, "{}", text.len());
+}
+
+#[test]
+fn the_parser_is_reused_and_still_right_after_a_failed_parse() {
+    assert!(analyze("ls (").hazards.contains(&Hazard::ParseError));
+    let analysis = analyze("git status");
+    assert!(analysis.hazards.is_empty());
+    assert_eq!(analysis.commands[0].argv, ["git", "status"]);
+}
+
+#[test]
+fn arbitrary_input_never_panics() {
+    const ALPHABET: &[&str] = &[
+        "a", "rm", " ", "\t", "\n", ";", "&", "|", "&&", "||", "(", ")", "{", "}", "[", "]", "[[", "]]", "$", "${",
+        "$(", "`", "'", "\"", "\\", "<", ">", ">>", "<<", "<<<", "EOF", "*", "?", "~", "#", "=", "!", "-c", "-exec",
+        ";", "+", "{}", "xargs", "sudo", "env", "bash", "eval", "$'", "é", "\u{0}", "if", "then", "fi", "for", "in",
+        "do", "done", "case", "esac", "))", "((", "<(", ">(", "2>&1", "&>", "-", "--", "find", "sed", "git", "-C",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3_000 {
+        let len = (next() % 24) as usize;
+        let src: String = (0..len).map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize]).collect();
+        let analysis = analyze(&src);
+        // Whatever it is, a classification exists and is consistent.
+        let _ = is_read_only(&analysis);
+    }
+    for src in [
+        "sudo",
+        "sudo -u",
+        "timeout",
+        "timeout -s",
+        "env -u",
+        "xargs -n",
+        "find . -exec",
+        "find . -exec rm",
+        "bash -c",
+        "nice -n",
+        "stdbuf -o",
+        "$'\\",
+        "$'\\x",
+        "$'\\u{",
+        "eval",
+        "trap",
+        "trap -",
+        "cd --",
+        "rm $",
+        "rm ${",
+        "git -c",
+        "\u{feff}ls",
+    ] {
+        let _ = is_read_only(&analyze(src));
+    }
+}
+
+#[test]
+fn text_is_the_source_from_the_command_name() {
+    let analysis = analyze("FOO=1 sudo -u root  git   log  --oneline 2>/dev/null | head");
+    assert_eq!(analysis.commands[0].text, "git   log  --oneline");
+    assert_eq!(analysis.commands[1].text, "head");
+}

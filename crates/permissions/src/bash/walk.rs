@@ -1,0 +1,908 @@
+//! The tree walker: statements, words and redirections into commands, writes and hazards.
+//!
+//! [`Output`] accumulates the analysis across nested sources (a `bash -c` string is parsed and
+//! walked into the same output); a [`Walker`] walks one syntax tree over its source text.
+//! Command emission and wrapper stripping live in `wrappers.rs`.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use tree_sitter::Node;
+
+use super::word::{Word, decode_ansi_c};
+use super::{Hazard, RedirectWrite, SimpleCommand, parse};
+
+/// How deep the walker follows the syntax tree (statements and words together, across
+/// nested sources) before it stops and reports `too_deep`.
+const MAX_DEPTH: usize = 150;
+
+/// How many command strings and payloads may nest (`bash -c "bash -c '…'"`, `xargs find -exec`)
+/// before the analyser stops and reports `too_deep`.
+pub(super) const MAX_NESTING: usize = 12;
+
+/// The most hazards one analysis lists.
+pub(super) const MAX_HAZARDS: usize = 64;
+
+/// The time budget of one whole analysis, nested parses included.
+const ANALYSIS_BUDGET: Duration = Duration::from_secs(2);
+
+/// The analysis being accumulated.
+pub(super) struct Output {
+    /// Simple commands found so far, in source order.
+    pub commands: Vec<SimpleCommand>,
+    /// Redirect writes found so far.
+    pub writes: Vec<RedirectWrite>,
+    /// Hazards found so far, each once.
+    pub hazards: Vec<Hazard>,
+    /// Whether a `cd` to somewhere other than `.` has been seen (for [`Hazard::CdThenGit`]).
+    pub changed_dir: bool,
+    /// How many command strings and payloads enclose the current position.
+    pub nesting: usize,
+    /// How deep the walkers are in their trees, summed across nested sources.
+    depth: usize,
+    /// When every parse must be over.
+    deadline: Instant,
+}
+
+impl Output {
+    /// An empty analysis with a fresh time budget.
+    pub fn new() -> Self {
+        Output {
+            commands: Vec::new(),
+            writes: Vec::new(),
+            hazards: Vec::new(),
+            changed_dir: false,
+            nesting: 0,
+            depth: 0,
+            deadline: Instant::now() + ANALYSIS_BUDGET,
+        }
+    }
+
+    /// Records `hazard` unless it is already recorded, or [`MAX_HAZARDS`] are (one is enough
+    /// to stop auto-approval; the cap keeps pathological input linear).
+    pub fn hazard(&mut self, hazard: Hazard) {
+        if self.hazards.len() < MAX_HAZARDS && !self.hazards.contains(&hazard) {
+            self.hazards.push(hazard);
+        }
+    }
+
+    /// Records the "nesting too deep" construct.
+    pub fn too_deep(&mut self) {
+        self.hazard(Hazard::UnknownConstruct { kind: "too_deep".to_owned() });
+    }
+
+    /// Parses `src` and walks it into this output.
+    pub fn analyze_source(&mut self, src: &str) {
+        let Some(tree) = parse::parse(src, self.deadline) else {
+            self.hazard(Hazard::ParseError);
+            return;
+        };
+        let root = tree.root_node();
+        if root.has_error() {
+            self.hazard(Hazard::ParseError);
+        }
+        let mut walker = Walker { src, out: self, pending: Vec::new(), stdin: None };
+        walker.statement(root);
+    }
+
+    /// Analyses `src`, a command string run by a shell (`bash -c`, `eval`, `trap`), and puts
+    /// `wrappers` in front of the wrappers of every command found in it.
+    pub fn analyze_nested(&mut self, src: &str, wrappers: &[String]) {
+        if self.nesting >= MAX_NESTING {
+            self.too_deep();
+            return;
+        }
+        self.nesting += 1;
+        let first = self.commands.len();
+        self.analyze_source(src);
+        for command in self.commands.iter_mut().skip(first) {
+            let mut all = wrappers.to_vec();
+            all.append(&mut command.wrappers);
+            command.wrappers = all;
+        }
+        self.nesting -= 1;
+    }
+}
+
+/// The kind names of tree-sitter-bash's nodes, by kind id.
+static KINDS: OnceLock<Vec<Box<str>>> = OnceLock::new();
+
+/// The kind of `node` (as [`Node::kind`], without converting the C string on every call).
+pub(super) fn kind_of(node: Node<'_>) -> &'static str {
+    let kinds = KINDS.get_or_init(|| {
+        let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
+        (0..language.node_kind_count())
+            .map(|id| u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).unwrap_or_default().into())
+            .collect()
+    });
+    match kinds.get(usize::from(node.kind_id())) {
+        Some(kind) => kind,
+        // Outside the table: the ERROR symbol, or a kind this grammar does not name.
+        None if node.is_error() => "ERROR",
+        None => "unknown",
+    }
+}
+
+/// How many characters of a word a hazard quotes.
+const EXCERPT_CHARS: usize = 200;
+
+/// `text`, cut to [`EXCERPT_CHARS`] characters (with `…`) so hazards stay small.
+pub(super) fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// Nodes with at most this many children are read by index, without allocating; larger ones
+/// (where reading by index would cost quadratic time) through a cursor into a vector.
+const INDEXED_CHILDREN: u32 = 16;
+
+/// The children of `node` with their field names, in order.
+pub(super) fn children<'t>(node: Node<'t>) -> Children<'t> {
+    let count = node.child_count();
+    if count <= INDEXED_CHILDREN {
+        return Children::Indexed { node, next: 0, count, fields: true };
+    }
+    let mut listed = Vec::with_capacity(count as usize);
+    let mut cursor = node.walk();
+    if cursor.goto_first_child() {
+        loop {
+            listed.push((cursor.field_name(), cursor.node()));
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    Children::Listed(listed.into_iter())
+}
+
+/// The children of `node`, in order, without their field names (which cost a lookup each).
+pub(super) fn kids<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    let count = node.child_count();
+    let children = if count <= INDEXED_CHILDREN {
+        Children::Indexed { node, next: 0, count, fields: false }
+    } else {
+        children(node)
+    };
+    children.map(|(_, child)| child)
+}
+
+/// An iterator over a node's children and their field names.
+pub(super) enum Children<'t> {
+    /// Read one by one from the node.
+    Indexed {
+        /// The parent.
+        node: Node<'t>,
+        /// The index of the next child.
+        next: u32,
+        /// How many children the parent has.
+        count: u32,
+        /// Whether to look the field names up.
+        fields: bool,
+    },
+    /// Collected up front.
+    Listed(std::vec::IntoIter<(Option<&'t str>, Node<'t>)>),
+}
+
+impl<'t> Iterator for Children<'t> {
+    type Item = (Option<&'t str>, Node<'t>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Children::Indexed { node, next, count, fields } => {
+                while *next < *count {
+                    let index = *next;
+                    *next += 1;
+                    if let Some(child) = node.child(index) {
+                        let field = if *fields { node.field_name_for_child(index) } else { None };
+                        return Some((field, child));
+                    }
+                }
+                None
+            }
+            Children::Listed(listed) => listed.next(),
+        }
+    }
+}
+
+/// Node kinds that are words or expressions: walked only for the substitutions inside them.
+fn is_expression(kind: &str) -> bool {
+    matches!(
+        kind,
+        "word"
+            | "string"
+            | "raw_string"
+            | "concatenation"
+            | "number"
+            | "simple_expansion"
+            | "expansion"
+            | "arithmetic_expansion"
+            | "binary_expression"
+            | "unary_expression"
+            | "ternary_expression"
+            | "postfix_expression"
+            | "parenthesized_expression"
+            | "subscript"
+            | "variable_name"
+            | "special_variable_name"
+            | "test_operator"
+            | "regex"
+            | "extglob_pattern"
+            | "brace_expression"
+            | "array"
+            | "ansi_c_string"
+            | "translated_string"
+            | "string_content"
+            | "command_name"
+            | "file_descriptor"
+            | "heredoc_body"
+            | "heredoc_content"
+            | "heredoc_start"
+            | "heredoc_end"
+            | "command_substitution"
+            | "process_substitution"
+    )
+}
+
+/// The text a here-document or here-string feeds to a command's standard input.
+pub(super) enum Stdin {
+    /// Known text (a here-document body, a static here-string).
+    Static(String),
+    /// A here-string with an expansion.
+    Dynamic,
+}
+
+/// Walks one syntax tree over its source text into an [`Output`].
+pub(super) struct Walker<'s, 't, 'o> {
+    /// The source text the tree was parsed from.
+    pub src: &'s str,
+    /// Where findings go.
+    pub out: &'o mut Output,
+    /// Substitutions met in words, walked once the command holding them has been listed.
+    pending: Vec<Node<'t>>,
+    /// The here-document or here-string of the command being listed, so that a shell reading
+    /// its script from standard input (`bash <<EOF`) has that script analysed.
+    pub stdin: Option<Stdin>,
+}
+
+impl<'s, 't> Walker<'s, 't, '_> {
+    /// The source text between two byte offsets (empty if they are not valid).
+    pub fn slice(&self, start: usize, end: usize) -> &'s str {
+        self.src.get(start..end).unwrap_or_default()
+    }
+
+    /// The source text of `node`.
+    fn text(&self, node: Node<'t>) -> &'s str {
+        self.slice(node.start_byte(), node.end_byte())
+    }
+
+    /// Enters one tree level; `false` (with the `too_deep` hazard) when the limit is reached.
+    fn enter(&mut self, node: Node<'t>) -> bool {
+        if node.is_missing() || node.is_error() {
+            self.out.hazard(Hazard::ParseError);
+        }
+        if self.out.depth >= MAX_DEPTH {
+            self.out.too_deep();
+            return false;
+        }
+        self.out.depth += 1;
+        true
+    }
+
+    /// Leaves a tree level entered with [`Walker::enter`].
+    fn leave(&mut self) {
+        self.out.depth = self.out.depth.saturating_sub(1);
+    }
+
+    /// Walks the substitutions recorded since `mark`.
+    pub fn flush(&mut self, mark: usize) {
+        while self.pending.len() > mark {
+            let nodes = self.pending.split_off(mark);
+            for node in nodes {
+                self.substitution(node);
+            }
+        }
+    }
+
+    /// Walks the statements inside a command or process substitution.
+    fn substitution(&mut self, node: Node<'t>) {
+        if !self.enter(node) {
+            return;
+        }
+        for (field, child) in children(node) {
+            if field == Some("redirect") {
+                let mut extra = Vec::new();
+                let mut deferred = Vec::new();
+                self.redirect(child, &mut extra, &mut deferred);
+                self.no_extra_words(&extra);
+                for node in deferred {
+                    self.statement(node);
+                }
+            } else if child.is_named() {
+                self.statement(child);
+            }
+        }
+        self.leave();
+    }
+
+    /// Walks one statement (or any node in statement position).
+    pub fn statement(&mut self, node: Node<'t>) {
+        if !self.enter(node) {
+            return;
+        }
+        let mark = self.pending.len();
+        self.statement_inner(node);
+        self.flush(mark);
+        self.leave();
+    }
+
+    fn statement_inner(&mut self, node: Node<'t>) {
+        match kind_of(node) {
+            "compound_statement" if node.child(0).is_some_and(|open| kind_of(open) == "((") => self.arithmetic(node),
+            "program" | "list" | "pipeline" | "subshell" | "compound_statement" | "do_group" | "else_clause"
+            | "elif_clause" | "negated_command" | "if_statement" | "while_statement" | "ERROR" => {
+                self.named_statements(node);
+            }
+            "command" => self.command(node, Vec::new()),
+            "redirected_statement" => self.redirected(node),
+            "for_statement" => {
+                let mark = self.pending.len();
+                for (field, child) in children(node) {
+                    match field {
+                        Some("variable") => {}
+                        Some("value") => {
+                            self.word(child);
+                        }
+                        _ if child.is_named() => {
+                            // Substitutions in the list run before the body.
+                            self.flush(mark);
+                            self.statement(child);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "c_style_for_statement" => {
+                for (field, child) in children(node) {
+                    if field == Some("body") {
+                        self.statement(child);
+                    } else if child.is_named() {
+                        self.arithmetic(child);
+                    }
+                }
+            }
+            "case_statement" | "case_item" => {
+                let mark = self.pending.len();
+                for (field, child) in children(node) {
+                    if field == Some("value") {
+                        self.word(child);
+                    } else if child.is_named() {
+                        self.flush(mark);
+                        self.statement(child);
+                    }
+                }
+            }
+            "function_definition" => {
+                for (field, child) in children(node) {
+                    match field {
+                        Some("name") => {}
+                        Some("redirect") => {
+                            let mut extra = Vec::new();
+                            let mut deferred = Vec::new();
+                            self.redirect(child, &mut extra, &mut deferred);
+                            self.no_extra_words(&extra);
+                            for node in deferred {
+                                self.statement(node);
+                            }
+                        }
+                        _ if child.is_named() => self.statement(child),
+                        _ => {}
+                    }
+                }
+            }
+            "test_command" => {
+                let mut words = Vec::new();
+                self.test_words(node, &mut words);
+                self.emit(words, Vec::new(), Vec::new(), false);
+            }
+            "declaration_command" | "unset_command" => self.declaration(node),
+            "variable_assignment" => {
+                let assignment = self.assignment(node);
+                self.assignments_only(node, vec![assignment]);
+            }
+            "variable_assignments" => {
+                let mut assignments = Vec::new();
+                for child in kids(node) {
+                    if kind_of(child) == "variable_assignment" {
+                        assignments.push(self.assignment(child));
+                    } else if child.is_named() {
+                        self.statement(child);
+                    }
+                }
+                self.assignments_only(node, assignments);
+            }
+            "comment" => {}
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                let mut extra = Vec::new();
+                let mut deferred = Vec::new();
+                self.redirect(node, &mut extra, &mut deferred);
+                self.no_extra_words(&extra);
+                for node in deferred {
+                    self.statement(node);
+                }
+            }
+            kind if is_expression(kind) => self.scan(node),
+            kind => {
+                self.out.hazard(Hazard::UnknownConstruct { kind: kind.to_owned() });
+                self.named_statements(node);
+            }
+        }
+    }
+
+    /// Walks every named child of `node` as a statement.
+    fn named_statements(&mut self, node: Node<'t>) {
+        for child in kids(node) {
+            if child.is_named() {
+                self.statement(child);
+            }
+        }
+    }
+
+    /// Records a hazard when a redirect carried words that no simple command can take.
+    fn no_extra_words(&mut self, extra: &[Word]) {
+        if !extra.is_empty() {
+            self.out.hazard(Hazard::UnknownConstruct { kind: "redirect_arguments".to_owned() });
+        }
+    }
+
+    /// Lists a statement made only of assignments as a command with an empty argv.
+    fn assignments_only(&mut self, node: Node<'t>, assignments: Vec<(String, String)>) {
+        self.out.commands.push(SimpleCommand {
+            argv: Vec::new(),
+            text: self.text(node).to_owned(),
+            assignments,
+            wrappers: Vec::new(),
+            has_expansion: false,
+            has_glob: false,
+        });
+    }
+
+    /// Walks an arithmetic context (`$((…))`, `((…))`, `for ((…))`). Bash evaluates array
+    /// subscripts there, and runs a `$(…)` found inside one even when it came from a quoted
+    /// string, so any `$(` or backtick in the text is a substitution.
+    fn arithmetic(&mut self, node: Node<'t>) {
+        if has_substitution_text(self.text(node)) {
+            self.out.hazard(Hazard::CommandSubstitution);
+        }
+        self.scan(node);
+    }
+
+    /// Walks `node` only for the substitutions and `${..}` expansions inside it.
+    pub fn scan(&mut self, node: Node<'t>) {
+        if !self.enter(node) {
+            return;
+        }
+        match kind_of(node) {
+            "command_substitution" => {
+                self.out.hazard(Hazard::CommandSubstitution);
+                self.pending.push(node);
+            }
+            "process_substitution" => {
+                self.out.hazard(Hazard::ProcessSubstitution);
+                self.pending.push(node);
+            }
+            kind => {
+                if kind == "expansion" {
+                    self.out.hazard(Hazard::ParameterExpansion);
+                }
+                for child in kids(node) {
+                    if child.is_named() {
+                        self.scan(child);
+                    }
+                }
+            }
+        }
+        self.leave();
+    }
+
+    /// One `command` node: its assignments, words and redirects, then the command itself.
+    /// `extra` are words that tree-sitter put after a redirect target (`echo > f hi`): in bash
+    /// they are arguments of this command.
+    fn command(&mut self, node: Node<'t>, extra: Vec<Word>) {
+        let mark = self.pending.len();
+        let mut words = Vec::new();
+        let mut assignments = Vec::new();
+        let mut deferred = Vec::new();
+        // The `$` of a `$"…"` translated string, which tree-sitter gives as a word of its own.
+        let mut translated_start = None;
+        for (field, child) in children(node) {
+            if kind_of(child) == "variable_assignment" {
+                assignments.push(self.assignment(child));
+                continue;
+            }
+            match field {
+                Some("redirect") => {
+                    let mut prefix_extra = Vec::new();
+                    self.redirect(child, &mut prefix_extra, &mut deferred);
+                    self.no_extra_words(&prefix_extra);
+                }
+                Some("name") => words.push(self.word(child)),
+                Some("argument") if child.is_named() => {
+                    let mut word = self.word(child);
+                    if let Some(start) = translated_start.take() {
+                        word.expansion = true;
+                        word.start = start;
+                    }
+                    words.push(word);
+                }
+                Some("argument") => {
+                    // A bare `$` right before a string is `$"…"`, a translated string.
+                    if self.text(child) == "$"
+                        && child
+                            .next_sibling()
+                            .is_some_and(|next| kind_of(next) == "string" && next.start_byte() == child.end_byte())
+                    {
+                        translated_start = Some(child.start_byte());
+                        continue;
+                    }
+                    words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
+                }
+                _ if kind_of(child) == "subshell" => {
+                    self.out.hazard(Hazard::UnknownConstruct { kind: "command_subshell".to_owned() });
+                    deferred.push(child);
+                }
+                _ if !child.is_named() || kind_of(child) == "comment" => {}
+                _ => {
+                    self.out.hazard(Hazard::UnknownConstruct { kind: kind_of(child).to_owned() });
+                    deferred.push(child);
+                }
+            }
+        }
+        words.extend(extra);
+        self.emit(words, assignments, Vec::new(), false);
+        self.stdin = None;
+        self.flush(mark);
+        for node in deferred {
+            self.statement(node);
+        }
+    }
+
+    /// A `redirected_statement`: its redirects, then its body.
+    fn redirected(&mut self, node: Node<'t>) {
+        let mut extra = Vec::new();
+        let mut deferred = Vec::new();
+        let mut body = None;
+        self.stdin = None;
+        for (field, child) in children(node) {
+            if field == Some("body") {
+                body = Some(child);
+            } else if matches!(kind_of(child), "file_redirect" | "heredoc_redirect" | "herestring_redirect") {
+                self.redirect(child, &mut extra, &mut deferred);
+            } else if child.is_named() {
+                self.statement(child);
+            }
+        }
+        match body {
+            // `command` lists the body with `self.stdin` set by its here-document, if any.
+            Some(body) if kind_of(body) == "command" => self.command(body, extra),
+            Some(body) => {
+                self.no_extra_words(&extra);
+                self.statement(body);
+            }
+            None => self.no_extra_words(&extra),
+        }
+        self.stdin = None;
+        for node in deferred {
+            self.statement(node);
+        }
+    }
+
+    /// One redirect: records writes, collects words that belong to the command (`extra`) and
+    /// statements to walk after it (`deferred`, from `cat <<EOF | sh` and `<<EOF && rm x`).
+    fn redirect(&mut self, node: Node<'t>, extra: &mut Vec<Word>, deferred: &mut Vec<Node<'t>>) {
+        if !self.enter(node) {
+            return;
+        }
+        match kind_of(node) {
+            "file_redirect" => {
+                let mut operator = "";
+                let mut destinations = Vec::new();
+                for (field, child) in children(node) {
+                    match field {
+                        Some("destination") => destinations.push(child),
+                        Some("descriptor") => {}
+                        _ if !child.is_named() => operator = self.text(child),
+                        _ => self.statement(child),
+                    }
+                }
+                let closes = matches!(operator, "<&-" | ">&-");
+                let (target, rest) = match destinations.split_first() {
+                    Some((first, rest)) if !closes => (Some(*first), rest),
+                    _ => (None, &destinations[..]),
+                };
+                for word in rest {
+                    let word = self.word(*word);
+                    extra.push(word);
+                }
+                if let Some(target) = target {
+                    let word = self.word(target);
+                    self.redirect_target(operator, word);
+                }
+            }
+            "heredoc_redirect" => {
+                for (field, child) in children(node) {
+                    match field {
+                        Some("redirect") => self.redirect(child, extra, deferred),
+                        Some("argument") => {
+                            let word = self.word(child);
+                            extra.push(word);
+                        }
+                        Some("right") => deferred.push(child),
+                        _ if kind_of(child) == "pipeline" => deferred.push(child),
+                        _ if kind_of(child) == "heredoc_body" => {
+                            self.stdin = Some(Stdin::Static(self.text(child).to_owned()));
+                            self.scan(child);
+                        }
+                        _ if child.is_error() => self.statement(child),
+                        _ => {}
+                    }
+                }
+            }
+            "herestring_redirect" => {
+                for (field, child) in children(node) {
+                    if child.is_named() && field != Some("descriptor") {
+                        let word = self.word(child);
+                        self.stdin = Some(if word.is_static() { Stdin::Static(word.value) } else { Stdin::Dynamic });
+                    }
+                }
+            }
+            kind => {
+                self.out.hazard(Hazard::UnknownConstruct { kind: kind.to_owned() });
+                self.scan(node);
+            }
+        }
+        self.leave();
+    }
+
+    /// Records the write, if any, of a redirect with `operator` to `target`.
+    fn redirect_target(&mut self, operator: &str, target: Word) {
+        match operator {
+            ">" | ">|" | "&>" => self.write(target, false),
+            ">>" | "&>>" => self.write(target, true),
+            // `>&N` duplicates a descriptor; `>&word` with any other word writes to a file.
+            ">&" if target.is_static() && is_descriptor(&target.value) => {}
+            ">&" => self.write(target, false),
+            "<" | "<&" => {}
+            other => self.out.hazard(Hazard::UnknownConstruct { kind: format!("redirect {other}") }),
+        }
+    }
+
+    /// Records a write to `target` unless it is an exempt device.
+    fn write(&mut self, target: Word, append: bool) {
+        let dynamic = target.expansion || target.glob || target.tilde;
+        if !dynamic && is_exempt_device(&target.value) {
+            return;
+        }
+        self.out.writes.push(RedirectWrite { path: target.value, append, dynamic });
+    }
+
+    /// The words of a `[ … ]` or `[[ … ]]` test, brackets and operators included.
+    fn test_words(&mut self, node: Node<'t>, words: &mut Vec<Word>) {
+        if !self.enter(node) {
+            return;
+        }
+        for child in kids(node) {
+            if !child.is_named() {
+                words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
+                continue;
+            }
+            match kind_of(child) {
+                "binary_expression"
+                | "unary_expression"
+                | "parenthesized_expression"
+                | "ternary_expression"
+                | "postfix_expression" => self.test_words(child, words),
+                "redirected_statement" => {
+                    self.out.hazard(Hazard::UnknownConstruct { kind: "test_redirect".to_owned() });
+                    self.statement(child);
+                }
+                _ => {
+                    let word = self.word(child);
+                    words.push(word);
+                }
+            }
+        }
+        self.leave();
+    }
+
+    /// `export`/`declare`/`local`/`readonly`/`typeset`/`unset` as a command with the keyword
+    /// first.
+    fn declaration(&mut self, node: Node<'t>) {
+        let mark = self.pending.len();
+        let mut words = Vec::new();
+        for child in kids(node) {
+            if !child.is_named() {
+                words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
+                continue;
+            }
+            match kind_of(child) {
+                "variable_assignment" => {
+                    let mut word = Word::at(child.start_byte(), child.end_byte());
+                    for (field, part) in children(child) {
+                        match field {
+                            Some("name") => {
+                                self.scan(part);
+                                word.push_quoted(self.text(part));
+                            }
+                            Some("value") => self.word_part(part, &mut word),
+                            _ => word.push_quoted(self.text(part)),
+                        }
+                    }
+                    words.push(word);
+                }
+                "variable_name" => {
+                    words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
+                }
+                "comment" => {}
+                _ => {
+                    let word = self.word(child);
+                    words.push(word);
+                }
+            }
+        }
+        self.emit(words, Vec::new(), Vec::new(), false);
+        self.flush(mark);
+    }
+
+    /// A `variable_assignment` as `(name, value)`, the value with quotes removed.
+    fn assignment(&mut self, node: Node<'t>) -> (String, String) {
+        let mut name = String::new();
+        let mut value = String::new();
+        for (field, child) in children(node) {
+            match field {
+                Some("name") => {
+                    self.scan(child);
+                    name = self.text(child).to_owned();
+                }
+                Some("value") => value = self.word(child).value,
+                _ => {}
+            }
+        }
+        (name, value)
+    }
+
+    /// The [`Word`] a word-like node stands for.
+    pub fn word(&mut self, node: Node<'t>) -> Word {
+        let mut word = Word::at(node.start_byte(), node.end_byte());
+        self.word_part(node, &mut word);
+        word
+    }
+
+    /// Appends the value of a word-like node to `word`.
+    fn word_part(&mut self, node: Node<'t>, word: &mut Word) {
+        let text = self.text(node);
+        if !self.enter(node) {
+            word.push_opaque(text);
+            word.expansion = true;
+            return;
+        }
+        match kind_of(node) {
+            "word" => word.push_unquoted(text),
+            "raw_string" => {
+                let body = text.strip_prefix('\'').unwrap_or(text);
+                word.push_quoted(body.strip_suffix('\'').unwrap_or(body));
+            }
+            "regex" | "test_operator" | "variable_name" | "special_variable_name" => word.push_quoted(text),
+            "string" => self.double_quoted(node, word),
+            "string_content" => word.push_double_quoted(text),
+            "ansi_c_string" => {
+                word.ansi_c = true;
+                let body = text.strip_prefix("$'").unwrap_or(text);
+                word.push_quoted(&decode_ansi_c(body.strip_suffix('\'').unwrap_or(body)));
+            }
+            "translated_string" => {
+                word.expansion = true;
+                for child in kids(node) {
+                    if child.is_named() {
+                        self.word_part(child, word);
+                    }
+                }
+            }
+            "concatenation" | "command_name" => {
+                let mut position = node.start_byte();
+                for child in kids(node) {
+                    word.push_unquoted(self.slice(position, child.start_byte()));
+                    if child.is_named() {
+                        self.word_part(child, word);
+                    } else {
+                        word.push_unquoted(self.text(child));
+                    }
+                    position = child.end_byte();
+                }
+                word.push_unquoted(self.slice(position, node.end_byte()));
+            }
+            "simple_expansion" => {
+                word.expansion = true;
+                word.push_opaque(text);
+            }
+            "expansion" => {
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            "arithmetic_expansion" => {
+                word.expansion = true;
+                word.push_opaque(text);
+                self.arithmetic(node);
+            }
+            "command_substitution" | "process_substitution" => {
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            "number" if node.named_child_count() > 0 => {
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            "number" => word.push_unquoted(text),
+            "brace_expression" | "extglob_pattern" => {
+                word.glob = true;
+                word.push_opaque(text);
+            }
+            "array" => {
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            _ if !node.is_named() => word.push_unquoted(text),
+            "ERROR" => {
+                // Already a parse error; its text is not a word bash would see.
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            kind => {
+                self.out.hazard(Hazard::UnknownConstruct { kind: kind.to_owned() });
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+        }
+        self.leave();
+    }
+
+    /// Appends a double-quoted string: literal parts decoded, expansions as written.
+    fn double_quoted(&mut self, node: Node<'t>, word: &mut Word) {
+        let mut position = node.start_byte();
+        for child in kids(node) {
+            word.push_double_quoted(self.slice(position, child.start_byte()));
+            if kind_of(child) == "string_content" || !child.is_named() {
+                if kind_of(child) != "\"" {
+                    word.push_double_quoted(self.text(child));
+                }
+            } else {
+                self.word_part(child, word);
+            }
+            position = child.end_byte();
+        }
+        word.push_double_quoted(self.slice(position, node.end_byte()));
+    }
+}
+
+/// Whether `text` contains a backtick or a `$(` that does not open an arithmetic `$((`.
+pub(super) fn has_substitution_text(text: &str) -> bool {
+    text.contains('`') || text.match_indices("$(").any(|(at, _)| !text[at + 2..].starts_with('('))
+}
+
+/// Whether a static `>&` target is a descriptor (`2`, `-`, `3-`) rather than a file.
+fn is_descriptor(value: &str) -> bool {
+    let digits = value.strip_suffix('-').unwrap_or(value);
+    value == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a write to `path` is exempt: `/dev/null`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`.
+fn is_exempt_device(path: &str) -> bool {
+    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr")
+        || path.strip_prefix("/dev/fd/").is_some_and(|fd| !fd.is_empty() && fd.bytes().all(|b| b.is_ascii_digit()))
+}

@@ -1,0 +1,878 @@
+//! Wrapper stripping and command emission.
+//!
+//! [`Walker::emit`] turns the words of one simple command into [`SimpleCommand`]s: it strips
+//! wrappers (`sudo -u root env FOO=1 timeout 5 nice rm x` → `rm x`), lists `xargs` and its
+//! payload, and then looks at the command itself for what runs more code or needs a hazard:
+//! `find -exec` and `fd -x` payloads, `bash -c` strings, `eval`, `source`, `trap`, `cd` before
+//! `git`, `git -c`, and `rm` of a glob under a variable.
+
+use super::walk::{MAX_NESTING, Stdin, Walker, excerpt};
+use super::word::Word;
+use super::{Hazard, SimpleCommand};
+
+/// A command that runs the command given in its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wrapper {
+    Timeout,
+    Time,
+    Nice,
+    Nohup,
+    Stdbuf,
+    Command,
+    Builtin,
+    Noglob,
+    Env,
+    Sudo,
+    Doas,
+    Xargs,
+    Exec,
+    Coproc,
+}
+
+/// The wrapper a command name stands for: a bare name or an absolute path to one
+/// (`/usr/bin/env`); a relative path (`./timeout`) is a program of its own.
+fn wrapper_kind(value: &str) -> Option<Wrapper> {
+    let base = match value.rsplit_once('/') {
+        Some(("", base)) => base,
+        Some((dir, base)) if dir.starts_with('/') => base,
+        Some(_) => return None,
+        None => value,
+    };
+    Some(match base {
+        "timeout" => Wrapper::Timeout,
+        "time" => Wrapper::Time,
+        "nice" => Wrapper::Nice,
+        "nohup" => Wrapper::Nohup,
+        "stdbuf" => Wrapper::Stdbuf,
+        "command" => Wrapper::Command,
+        "builtin" => Wrapper::Builtin,
+        "noglob" => Wrapper::Noglob,
+        "env" => Wrapper::Env,
+        "sudo" => Wrapper::Sudo,
+        "doas" => Wrapper::Doas,
+        "xargs" => Wrapper::Xargs,
+        "exec" => Wrapper::Exec,
+        "coproc" => Wrapper::Coproc,
+        _ => return None,
+    })
+}
+
+/// The last path component of a command name (`/bin/rm` → `rm`).
+pub(super) fn basename(value: &str) -> &str {
+    value.rsplit('/').next().unwrap_or(value)
+}
+
+/// The options a wrapper accepts, getopt style.
+#[derive(Default)]
+struct OptSpec {
+    /// Short options without an argument.
+    flags: &'static str,
+    /// Short options with a required argument (attached or the next word).
+    with_arg: &'static str,
+    /// Short options whose optional argument must be attached.
+    optional_arg: &'static str,
+    /// Long options without an argument.
+    long_flags: &'static [&'static str],
+    /// Long options with a required argument (`--name=value` or `--name value`).
+    long_with_arg: &'static [&'static str],
+    /// Long options with an optional `=value`.
+    long_optional: &'static [&'static str],
+}
+
+/// The options found at the start of a wrapper's arguments.
+#[derive(Default)]
+struct Scan {
+    /// Index of the first word after the options.
+    next: usize,
+    /// An unknown option or an expansion in an option's value.
+    unresolved: bool,
+    /// The options seen: `-x` or `--name`, with their value.
+    seen: Vec<(String, Option<String>)>,
+}
+
+impl Scan {
+    /// Whether option `name` (`-e`, `--edit`) was seen.
+    fn has(&self, name: &str) -> bool {
+        self.seen.iter().any(|(seen, _)| seen == name)
+    }
+
+    /// The value of option `name`, if it was seen with one.
+    fn value(&self, name: &str) -> Option<&str> {
+        self.seen.iter().find(|(seen, _)| seen == name).and_then(|(_, value)| value.as_deref())
+    }
+}
+
+/// A word as option scanning sees it: its text, and whether that text is fixed.
+trait OptionWord {
+    /// The word's value.
+    fn text(&self) -> &str;
+    /// Whether the value is fixed (no expansion, no glob).
+    fn fixed(&self) -> bool;
+}
+
+impl OptionWord for Word {
+    fn text(&self) -> &str {
+        &self.value
+    }
+
+    fn fixed(&self) -> bool {
+        self.is_static()
+    }
+}
+
+impl OptionWord for String {
+    fn text(&self) -> &str {
+        self
+    }
+
+    fn fixed(&self) -> bool {
+        true
+    }
+}
+
+/// The value of the word at `index`, noting in `unresolved` when it is not static.
+fn option_value<W: OptionWord>(words: &[W], index: usize, unresolved: &mut bool) -> Option<String> {
+    let word = words.get(index)?;
+    if !word.fixed() {
+        *unresolved = true;
+    }
+    Some(word.text().to_owned())
+}
+
+/// Scans options from `start` until the first operand, `--`, or a word with an expansion
+/// (which cannot be told apart from an operand, so the scan stops there).
+fn scan_options<W: OptionWord>(words: &[W], start: usize, spec: &OptSpec) -> Scan {
+    let mut scan = Scan::default();
+    let mut j = start;
+    while let Some(word) = words.get(j) {
+        if !word.fixed() {
+            break;
+        }
+        let value = word.text();
+        if value == "--" {
+            j += 1;
+            break;
+        }
+        if let Some(long) = value.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((name, attached)) => (name, Some(attached.to_owned())),
+                None => (long, None),
+            };
+            let key = format!("--{name}");
+            if spec.long_with_arg.contains(&name) {
+                let value = match attached {
+                    Some(value) => Some(value),
+                    None => {
+                        j += 1;
+                        option_value(words, j, &mut scan.unresolved)
+                    }
+                };
+                scan.seen.push((key, value));
+            } else if (spec.long_flags.contains(&name) && attached.is_none()) || spec.long_optional.contains(&name) {
+                scan.seen.push((key, attached));
+            } else {
+                scan.unresolved = true;
+                scan.seen.push((key, attached));
+            }
+            j += 1;
+            continue;
+        }
+        if value.len() > 1 && value.starts_with('-') {
+            let cluster: Vec<char> = value.chars().skip(1).collect();
+            for (k, &c) in cluster.iter().enumerate() {
+                let key = format!("-{c}");
+                let rest: String = cluster[k + 1..].iter().collect();
+                if spec.with_arg.contains(c) {
+                    let value = if rest.is_empty() {
+                        j += 1;
+                        option_value(words, j, &mut scan.unresolved)
+                    } else {
+                        Some(rest)
+                    };
+                    scan.seen.push((key, value));
+                    break;
+                } else if spec.optional_arg.contains(c) {
+                    scan.seen.push((key, (!rest.is_empty()).then_some(rest)));
+                    break;
+                } else if spec.flags.contains(c) {
+                    scan.seen.push((key, None));
+                } else {
+                    scan.unresolved = true;
+                    scan.seen.push((key, None));
+                }
+            }
+            j += 1;
+            continue;
+        }
+        break;
+    }
+    scan.next = j;
+    scan
+}
+
+/// What stripping one wrapper found.
+#[derive(Default)]
+struct Strip {
+    /// Index of the wrapped command's name; `None` when the wrapper runs no command of its
+    /// own (`env` printing, `sudo -l`, `command -v`) and is itself the command.
+    next: Option<usize>,
+    /// Its options or operands could not be followed statically.
+    unresolved: bool,
+    /// It changes directory before running the command (`env -C`, `sudo -D`).
+    chdir: bool,
+    /// Assignments it gives the command (`env FOO=1`, `sudo FOO=1`).
+    assignments: Vec<(String, String)>,
+    /// A command string it splits and runs (`env -S '…'`).
+    split_string: Option<String>,
+}
+
+/// The `NAME=VALUE` assignment a static word stands for, if it is one.
+fn as_assignment(word: &Word) -> Option<(String, String)> {
+    if !word.is_static() {
+        return None;
+    }
+    let (name, value) = word.value.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let valid = (first.is_ascii_alphabetic() || first == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then(|| (name.to_owned(), value.to_owned()))
+}
+
+/// Collects the `NAME=VALUE` words from `start` into `strip`; returns the first other index.
+fn take_assignments(words: &[Word], start: usize, strip: &mut Strip) -> usize {
+    let mut j = start;
+    while let Some(assignment) = words.get(j).and_then(as_assignment) {
+        strip.assignments.push(assignment);
+        j += 1;
+    }
+    j
+}
+
+/// Strips `wrapper`, whose name is `words[at]`.
+fn strip(wrapper: Wrapper, words: &[Word], at: usize) -> Strip {
+    let mut strip = Strip::default();
+    let start = at + 1;
+    let next = match wrapper {
+        Wrapper::Timeout => {
+            let spec = OptSpec {
+                flags: "fpv",
+                with_arg: "sk",
+                long_flags: &["foreground", "preserve-status", "verbose", "help", "version"],
+                long_with_arg: &["signal", "kill-after"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            if scan.has("--help") || scan.has("--version") {
+                return strip;
+            }
+            // The first operand is the duration, the command follows it.
+            match words.get(scan.next) {
+                Some(duration) => {
+                    if !duration.is_static() {
+                        strip.unresolved = true;
+                    }
+                    scan.next + 1
+                }
+                None => scan.next,
+            }
+        }
+        Wrapper::Time => {
+            let scan = scan_options(words, start, &OptSpec { flags: "p", ..OptSpec::default() });
+            strip.unresolved = scan.unresolved;
+            scan.next
+        }
+        Wrapper::Nice => {
+            let mut j = start;
+            while let Some(word) = words.get(j) {
+                if !word.is_static() {
+                    break;
+                }
+                let value = word.value.as_str();
+                let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+                if value == "--" {
+                    j += 1;
+                    break;
+                } else if value == "-n" || value == "--adjustment" {
+                    option_value(words, j + 1, &mut strip.unresolved);
+                    j += 2;
+                } else if value.starts_with("--adjustment=")
+                    || value.strip_prefix("-n").is_some_and(|n| numeric(n.trim_start_matches(['-', '+'])))
+                    || numeric(value.trim_start_matches('-'))
+                {
+                    j += 1;
+                } else if value == "--help" || value == "--version" {
+                    return strip;
+                } else if value.starts_with('-') && value.len() > 1 {
+                    strip.unresolved = true;
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            j
+        }
+        Wrapper::Nohup => match words.get(start).map(|w| w.value.as_str()) {
+            Some("--help" | "--version") if words[start].is_static() => return strip,
+            Some("--") if words[start].is_static() => start + 1,
+            _ => start,
+        },
+        Wrapper::Stdbuf => {
+            let spec = OptSpec {
+                with_arg: "ioe",
+                long_flags: &["help", "version"],
+                long_with_arg: &["input", "output", "error"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            if scan.has("--help") || scan.has("--version") {
+                return strip;
+            }
+            scan.next
+        }
+        Wrapper::Command => {
+            let scan = scan_options(words, start, &OptSpec { flags: "pvV", ..OptSpec::default() });
+            strip.unresolved = scan.unresolved;
+            if scan.has("-v") || scan.has("-V") {
+                // `command -v` looks a name up; it runs nothing.
+                return strip;
+            }
+            scan.next
+        }
+        Wrapper::Builtin | Wrapper::Noglob | Wrapper::Coproc => {
+            let scan = scan_options(words, start, &OptSpec::default());
+            strip.unresolved = scan.unresolved;
+            scan.next
+        }
+        Wrapper::Exec => {
+            let scan = scan_options(words, start, &OptSpec { flags: "cl", with_arg: "a", ..OptSpec::default() });
+            strip.unresolved = scan.unresolved;
+            scan.next
+        }
+        Wrapper::Env => {
+            let spec = OptSpec {
+                flags: "i0v",
+                with_arg: "uCS",
+                long_flags: &["ignore-environment", "null", "debug", "help", "version"],
+                long_with_arg: &["unset", "chdir", "split-string"],
+                long_optional: &["block-signal", "default-signal", "ignore-signal", "list-signal-handling"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            if scan.has("--help") || scan.has("--version") {
+                return strip;
+            }
+            strip.chdir = scan.has("-C") || scan.has("--chdir");
+            if let Some(split) = scan.value("-S").or_else(|| scan.value("--split-string")) {
+                strip.unresolved = true;
+                strip.split_string = Some(split.to_owned());
+            }
+            let mut j = scan.next;
+            // A lone `-` is `-i`.
+            while words.get(j).is_some_and(|w| w.is_static() && w.value == "-") {
+                j += 1;
+            }
+            take_assignments(words, j, &mut strip)
+        }
+        Wrapper::Sudo => {
+            let spec = OptSpec {
+                flags: "AbBEeHiKklnNPSsVv",
+                with_arg: "CDgpRrTtUuh",
+                long_flags: &[
+                    "askpass",
+                    "background",
+                    "bell",
+                    "edit",
+                    "set-home",
+                    "help",
+                    "login",
+                    "remove-timestamp",
+                    "reset-timestamp",
+                    "list",
+                    "non-interactive",
+                    "preserve-groups",
+                    "stdin",
+                    "shell",
+                    "version",
+                    "validate",
+                ],
+                long_with_arg: &[
+                    "close-from",
+                    "chdir",
+                    "group",
+                    "host",
+                    "prompt",
+                    "chroot",
+                    "role",
+                    "type",
+                    "command-timeout",
+                    "other-user",
+                    "user",
+                ],
+                long_optional: &["preserve-env"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            let runs_nothing = ["-e", "-l", "-v", "-V", "-K", "--edit", "--list", "--validate", "--version", "--help"]
+                .iter()
+                .any(|mode| scan.has(mode))
+                || scan.seen.iter().any(|(name, value)| name == "-h" && value.is_none())
+                || scan.has("--remove-timestamp");
+            if runs_nothing {
+                return strip;
+            }
+            strip.chdir = ["-D", "--chdir", "-R", "--chroot"].iter().any(|name| scan.has(name));
+            take_assignments(words, scan.next, &mut strip)
+        }
+        Wrapper::Doas => {
+            let scan = scan_options(words, start, &OptSpec { flags: "nsL", with_arg: "uC", ..OptSpec::default() });
+            strip.unresolved = scan.unresolved;
+            if scan.has("-C") || scan.has("-L") {
+                return strip;
+            }
+            scan.next
+        }
+        Wrapper::Xargs => {
+            let scan = scan_options(words, start, &xargs_options());
+            strip.unresolved = scan.unresolved;
+            if scan.has("--help") || scan.has("--version") {
+                return strip;
+            }
+            scan.next
+        }
+    };
+    if next < words.len() {
+        strip.next = Some(next);
+    }
+    strip
+}
+
+/// The options of GNU `xargs`.
+fn xargs_options() -> OptSpec {
+    OptSpec {
+        flags: "0rtpxo",
+        with_arg: "adEILnPs",
+        optional_arg: "eil",
+        long_flags: &[
+            "null",
+            "no-run-if-empty",
+            "verbose",
+            "interactive",
+            "exit",
+            "open-tty",
+            "show-limits",
+            "help",
+            "version",
+        ],
+        long_with_arg: &["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"],
+        long_optional: &["eof", "replace", "max-lines"],
+    }
+}
+
+/// Where the payload of an `xargs` command (its argv, from `xargs` on) starts: `Some(index)`
+/// into `argv`, `Some(argv.len())` when there is none (the payload is `echo`), `None` when its
+/// options cannot be followed. Used by the read-only classifier.
+pub(super) fn xargs_payload(argv: &[String]) -> Option<usize> {
+    let scan = scan_options(argv, 1, &xargs_options());
+    (!scan.unresolved).then_some(scan.next)
+}
+
+/// The shells whose `-c` string is parsed as Bash.
+const BASH_LIKE_SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh"];
+
+/// Shells with a `-c` option whose language the analyser does not parse.
+const OTHER_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell"];
+
+impl Walker<'_, '_, '_> {
+    /// Lists the simple command made of `words` (after `assignments`), stripping wrappers.
+    pub(super) fn emit(
+        &mut self,
+        words: Vec<Word>,
+        assignments: Vec<(String, String)>,
+        wrappers: Vec<String>,
+        chdir: bool,
+    ) {
+        let words = self.join_continuations(words);
+        self.emit_from(&words, assignments, wrappers, chdir);
+    }
+
+    /// Joins words that only a line continuation separates: tree-sitter splits `r\<newline>m`
+    /// in two, bash runs `rm`.
+    fn join_continuations(&self, words: Vec<Word>) -> Vec<Word> {
+        let continued =
+            |pair: &[Word]| pair[0].end < pair[1].start && is_continuation(self.slice(pair[0].end, pair[1].start));
+        if !words.windows(2).any(continued) {
+            return words;
+        }
+        let mut joined: Vec<Word> = Vec::with_capacity(words.len());
+        for word in words {
+            match joined.last_mut() {
+                Some(previous)
+                    if previous.end < word.start && is_continuation(self.slice(previous.end, word.start)) =>
+                {
+                    previous.join(word);
+                }
+                _ => joined.push(word),
+            }
+        }
+        joined
+    }
+
+    /// [`Walker::emit`] on borrowed words.
+    fn emit_from(
+        &mut self,
+        words: &[Word],
+        mut assignments: Vec<(String, String)>,
+        mut wrappers: Vec<String>,
+        mut chdir: bool,
+    ) {
+        let mut i = 0;
+        while let Some(name) = words.get(i) {
+            if !self.check_name(name) {
+                break;
+            }
+            let Some(wrapper) = wrapper_kind(&name.value) else { break };
+            if wrapper == Wrapper::Coproc {
+                // `coproc NAME { …; }` is a form tree-sitter does not parse as bash does.
+                self.out.hazard(Hazard::UnknownConstruct { kind: "coproc".to_owned() });
+            }
+            let stripped = strip(wrapper, words, i);
+            if stripped.unresolved {
+                self.out.hazard(Hazard::UnresolvedWrapper { wrapper: excerpt(&name.value) });
+            }
+            if let Some(split) = &stripped.split_string {
+                let mut outer = wrappers.clone();
+                outer.push(name.value.clone());
+                self.nested(split, &outer);
+            }
+            // No wrapped command: the wrapper is the command (`env` printing, `sudo -l`).
+            let Some(next) = stripped.next else { break };
+            assignments.extend(stripped.assignments);
+            chdir |= stripped.chdir;
+            if wrapper == Wrapper::Xargs {
+                // `xargs` stays a command of its own, so that a rule on it can match.
+                self.push_command(&words[i..], assignments.clone(), wrappers.clone(), chdir);
+            }
+            if wrapper == Wrapper::Exec && !words[next].is_static() {
+                self.out.hazard(Hazard::DynamicEval { command: excerpt(&name.value) });
+            }
+            wrappers.push(name.value.clone());
+            i = next;
+        }
+        self.push_command(&words[i.min(words.len())..], assignments, wrappers, chdir);
+    }
+
+    /// Records the hazards of a command-name word; `false` when it is not static (then it
+    /// cannot be a wrapper either).
+    fn check_name(&mut self, name: &Word) -> bool {
+        if name.ansi_c {
+            self.out.hazard(Hazard::AnsiCQuoting);
+        }
+        if name.expansion || name.glob {
+            let text = excerpt(self.slice(name.start, name.end));
+            self.out.hazard(Hazard::DynamicCommandName { text });
+            return false;
+        }
+        true
+    }
+
+    /// Runs `src` through the analysis as a nested command string.
+    fn nested(&mut self, src: &str, wrappers: &[String]) {
+        self.out.analyze_nested(src, wrappers);
+    }
+
+    /// Lists a payload (`find -exec`, `fd -x`) as a command of its own.
+    fn payload(&mut self, words: &[Word], wrappers: Vec<String>) {
+        if words.is_empty() {
+            return;
+        }
+        if self.out.nesting >= MAX_NESTING {
+            self.out.too_deep();
+            return;
+        }
+        self.out.nesting += 1;
+        self.emit_from(words, Vec::new(), wrappers, false);
+        self.out.nesting -= 1;
+    }
+
+    /// The source text of `words`: as written where they are adjacent in the source, joined
+    /// by a space where something else (a redirect) sits between them.
+    fn text_of(&self, words: &[Word]) -> String {
+        let mut text = String::new();
+        for (k, word) in words.iter().enumerate() {
+            if let Some(previous) = k.checked_sub(1).and_then(|p| words.get(p)) {
+                let gap = if previous.end <= word.start { self.slice(previous.end, word.start) } else { "" };
+                if !gap.is_empty() && gap.chars().all(|c| c.is_whitespace() || c == '\\') {
+                    text.push_str(gap);
+                } else {
+                    text.push(' ');
+                }
+            }
+            text.push_str(self.slice(word.start, word.end));
+        }
+        text
+    }
+
+    /// Lists one command (wrappers already stripped) and looks at what it runs.
+    fn push_command(&mut self, words: &[Word], assignments: Vec<(String, String)>, wrappers: Vec<String>, chdir: bool) {
+        if words.is_empty() {
+            if !assignments.is_empty() {
+                self.out.commands.push(SimpleCommand { assignments, wrappers, ..SimpleCommand::default() });
+            }
+            return;
+        }
+        let command = SimpleCommand {
+            argv: words.iter().map(|word| word.value.clone()).collect(),
+            text: self.text_of(words),
+            assignments,
+            wrappers,
+            has_expansion: words.iter().any(|word| word.expansion),
+            has_glob: words.iter().skip(1).any(|word| word.glob),
+        };
+        let name = basename(&words[0].value).to_owned();
+        let wrappers = command.wrappers.clone();
+        let git_config_env = command.assignments.iter().any(|(name, _)| name.starts_with("GIT_CONFIG"));
+        self.out.commands.push(command);
+        let outer = || {
+            let mut outer = wrappers.clone();
+            outer.push(name.clone());
+            outer
+        };
+        match name.as_str() {
+            "cd" | "pushd" | "popd" => self.change_dir(words),
+            "git" => {
+                if self.out.changed_dir || chdir {
+                    self.out.hazard(Hazard::CdThenGit);
+                }
+                if git_config_env {
+                    self.out.hazard(Hazard::GitConfigOverride);
+                }
+                self.git_options(words);
+            }
+            "rm" | "rmdir" => {
+                for word in &words[1..] {
+                    if rm_glob_under_variable(&word.value) {
+                        self.out.hazard(Hazard::RmGlobUnderVariable { arg: excerpt(&word.value) });
+                    }
+                }
+            }
+            "find" => self.find_payloads(words, outer()),
+            "fd" | "fdfind" => self.fd_payloads(words, outer()),
+            "eval" => self.eval(words, outer()),
+            "source" | "." if words.get(1).is_some_and(|word| !word.is_static()) => {
+                self.out.hazard(Hazard::DynamicEval { command: name.clone() });
+            }
+            "trap" => self.trap(words, outer()),
+            "alias" => {
+                // An alias body is a command string (run when aliases are expanded).
+                for word in &words[1..] {
+                    match word.value.split_once('=') {
+                        Some((_, body)) if word.is_static() => self.nested(body, &outer()),
+                        Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.clone() }),
+                        None => {}
+                    }
+                }
+            }
+            shell if BASH_LIKE_SHELLS.contains(&shell) => self.shell_string(words, &name, outer()),
+            shell if OTHER_SHELLS.contains(&shell) => {
+                let runs_string = words[1..].iter().any(|word| {
+                    word.value == "-c"
+                        || word.value.eq_ignore_ascii_case("-command")
+                        || (word.value.starts_with('-') && !word.value.starts_with("--") && word.value.contains('c'))
+                });
+                if runs_string {
+                    self.out.hazard(Hazard::DynamicEval { command: name.clone() });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Notes a `cd`/`pushd`/`popd` to somewhere other than `.`.
+    fn change_dir(&mut self, words: &[Word]) {
+        let mut operands = words[1..].iter().skip_while(|word| {
+            word.is_static() && word.value.starts_with('-') && word.value.len() > 1 && word.value != "--"
+        });
+        let mut target = operands.next();
+        if target.is_some_and(|word| word.is_static() && word.value == "--") {
+            target = operands.next();
+        }
+        let stays = basename(&words[0].value) == "cd"
+            && target.is_some_and(|word| word.is_static() && matches!(word.value.as_str(), "." | "./"));
+        if !stays {
+            self.out.changed_dir = true;
+        }
+    }
+
+    /// `git` global options: `-c` and `--config-env` are [`Hazard::GitConfigOverride`].
+    fn git_options(&mut self, words: &[Word]) {
+        let mut j = 1;
+        while let Some(word) = words.get(j) {
+            if !word.is_static() {
+                break;
+            }
+            let value = word.value.as_str();
+            if value == "-c" || value == "--config-env" || value.starts_with("--config-env=") {
+                self.out.hazard(Hazard::GitConfigOverride);
+            }
+            if matches!(
+                value,
+                "-c" | "-C" | "--config-env" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
+            ) {
+                j += 2;
+            } else if value.starts_with('-') {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// The payloads of `find -exec/-execdir/-ok/-okdir CMD … ;|+`.
+    fn find_payloads(&mut self, words: &[Word], wrappers: Vec<String>) {
+        let mut k = 1;
+        while k < words.len() {
+            let word = &words[k];
+            if !matches!(word.value.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                k += 1;
+                continue;
+            }
+            let start = k + 1;
+            let mut end = start;
+            while let Some(word) = words.get(end) {
+                let closes = word.value == ";" || (word.value == "+" && end > start && words[end - 1].value == "{}");
+                if closes {
+                    break;
+                }
+                end += 1;
+            }
+            self.payload(&words[start..end], wrappers.clone());
+            k = end + 1;
+        }
+    }
+
+    /// The payloads of `fd -x/--exec/-X/--exec-batch CMD … [;]`.
+    fn fd_payloads(&mut self, words: &[Word], wrappers: Vec<String>) {
+        let mut k = 1;
+        while k < words.len() {
+            if !matches!(words[k].value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch") {
+                k += 1;
+                continue;
+            }
+            let start = k + 1;
+            let end = words[start..].iter().position(|word| word.value == ";").map_or(words.len(), |p| start + p);
+            self.payload(&words[start..end], wrappers.clone());
+            k = end + 1;
+        }
+    }
+
+    /// The arguments of `eval`, joined and parsed recursively when all static.
+    fn eval(&mut self, words: &[Word], wrappers: Vec<String>) {
+        if words[1..].iter().all(Word::is_static) {
+            let joined: Vec<&str> = words[1..].iter().map(|word| word.value.as_str()).collect();
+            self.nested(&joined.join(" "), &wrappers);
+        } else {
+            self.out.hazard(Hazard::DynamicEval { command: "eval".to_owned() });
+        }
+    }
+
+    /// The action of `trap ACTION SIGNAL…`, parsed recursively when static.
+    fn trap(&mut self, words: &[Word], wrappers: Vec<String>) {
+        let mut j = 1;
+        match words.get(1) {
+            Some(word) if word.is_static() && matches!(word.value.as_str(), "-p" | "-l") => return,
+            Some(word) if word.is_static() && word.value == "--" => j = 2,
+            _ => {}
+        }
+        if words.len() < j + 2 {
+            return;
+        }
+        let action = &words[j];
+        if !action.is_static() {
+            self.out.hazard(Hazard::DynamicEval { command: "trap".to_owned() });
+        } else if !action.value.is_empty() && action.value != "-" {
+            self.nested(&action.value, &wrappers);
+        }
+    }
+
+    /// The string of `bash -c STRING`, parsed recursively when static.
+    fn shell_string(&mut self, words: &[Word], name: &str, wrappers: Vec<String>) {
+        let mut j = 1;
+        let mut runs_string = false;
+        while let Some(word) = words.get(j) {
+            if !word.is_static() {
+                break;
+            }
+            let value = word.value.as_str();
+            if value == "--" || value == "-" {
+                j += 1;
+                break;
+            }
+            if value.starts_with("--") {
+                j += if matches!(value, "--rcfile" | "--init-file") { 2 } else { 1 };
+                continue;
+            }
+            if value.len() > 1 && (value.starts_with('-') || value.starts_with('+')) {
+                let cluster = &value[1..];
+                if value.starts_with('-') && cluster.contains('c') {
+                    runs_string = true;
+                }
+                j += if cluster.contains(['o', 'O']) { 2 } else { 1 };
+                continue;
+            }
+            break;
+        }
+        if !runs_string {
+            // With no script operand the shell reads its script from standard input.
+            if words.get(j).is_none() {
+                match self.stdin.take() {
+                    Some(Stdin::Static(script)) => self.nested(&script, &wrappers),
+                    Some(Stdin::Dynamic) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
+                    None => {}
+                }
+            }
+            return;
+        }
+        match words.get(j) {
+            Some(string) if string.is_static() => self.nested(&string.value, &wrappers),
+            Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
+            None => {}
+        }
+    }
+}
+
+/// Whether `gap` is nothing but line continuations (`\\<newline>`, once or more).
+fn is_continuation(gap: &str) -> bool {
+    !gap.is_empty() && gap.len().is_multiple_of(2) && gap.as_bytes().chunks(2).all(|pair| pair == b"\\\n")
+}
+
+/// Whether an `rm` argument is a glob or trailing slash directly under a variable (`$DIR/*`,
+/// `${X}/`, `$1/*.txt`), which names `/`-level paths when the variable is empty.
+pub(super) fn rm_glob_under_variable(value: &str) -> bool {
+    let Some(after_dollar) = value.strip_prefix('$') else { return false };
+    let rest = if let Some(braced) = after_dollar.strip_prefix('{') {
+        match braced.find('}') {
+            Some(close) => &braced[close + 1..],
+            None => return false,
+        }
+    } else {
+        let mut chars = after_dollar.char_indices();
+        match chars.next() {
+            Some((_, c)) if c.is_ascii_alphabetic() || c == '_' => {
+                let end = after_dollar
+                    .char_indices()
+                    .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+                    .map_or(after_dollar.len(), |(index, _)| index);
+                &after_dollar[end..]
+            }
+            Some((_, c)) if c.is_ascii_digit() || "@*#?$!-".contains(c) => &after_dollar[c.len_utf8()..],
+            _ => return false,
+        }
+    };
+    let Some(below) = rest.strip_prefix('/') else { return false };
+    let first = below.split('/').next().unwrap_or_default();
+    first.is_empty() || first.contains(['*', '?', '['])
+}

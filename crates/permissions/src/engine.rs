@@ -1,0 +1,1054 @@
+//! The layered decision: rules, safety, hooks, modes, classifier and person, with the
+//! reason for every outcome.
+//!
+//! [`PermissionEngine::evaluate`] runs the synchronous layers in Claude Code's order:
+//!
+//! 1. a PreToolUse hook's deny, or a tool-wide deny rule → **deny**;
+//! 2. a tool-wide ask rule → **ask**;
+//! 3. the call's content: content deny rules → **deny**; the tool's own refusal →
+//!    **deny**; content ask rules, critical `rm`, a tool that needs a person, protected
+//!    paths → **ask** (in every mode);
+//! 4. a hook's allow or ask; plan mode's refusal of edits and non-read-only commands; the
+//!    tool's own allow or ask; reads inside the working directories and read-only commands
+//!    → **allow**; `acceptEdits` for edits inside the working directories → **allow**;
+//! 5. `bypassPermissions` → **allow**;
+//! 6. tool-wide and content allow rules → **allow**;
+//! 7. otherwise → **ask**; and `dontAsk` turns every ask into **deny**.
+//!
+//! [`PermissionEngine::decide`] then settles an ask: the classifier (only for asks no rule
+//! or safety check forced), PermissionRequest hooks, then the person through a
+//! [`Prompter`]; with no person, a denial naming the rule that would allow the call.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use serde_json::Value;
+use toolgate_core::{
+    BoxFuture, DecisionReason, PermissionBehavior, PermissionCheck, PermissionDecision, PermissionMode, RuleSource,
+    Tool, ToolContext, canonical_tool_name,
+};
+
+use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only, is_read_only_command};
+use crate::path_rule::path_forms;
+use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules};
+use crate::rules::{CompiledRule, Family, Spec, home_dir};
+use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
+use crate::{Classifier, ClassifierRequest, ClassifierVerdict, critical_rm_reason, protected_path_reason};
+
+/// What a PreToolUse hook decided, as the engine needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookVerdict {
+    /// Allow, ask or deny.
+    pub behavior: PermissionBehavior,
+    /// The hook's reason.
+    pub reason: Option<String>,
+    /// Which hook (its command).
+    pub hook: String,
+    /// Whether the hook also rewrote the input (lets a user-interaction tool skip its prompt).
+    pub updated_input: bool,
+}
+
+/// What a PermissionRequest hook decided at the prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestHookVerdict {
+    /// Allow or deny.
+    pub behavior: PermissionBehavior,
+    /// Shown to the model on deny.
+    pub message: Option<String>,
+    /// Which hook.
+    pub hook: String,
+    /// A replacement input (allow only).
+    pub updated_input: Option<Value>,
+}
+
+/// PermissionRequest hooks, run where a prompt would be shown. `toolgate-hooks` provides
+/// the implementation; the pipeline wires it in.
+pub trait PermissionRequestHooks: Send + Sync {
+    /// The hooks' verdict for this call, or `None` when no hook decided.
+    fn run<'a>(
+        &'a self,
+        tool_name: &'a str,
+        input: &'a Value,
+        suggestions: &'a [String],
+    ) -> BoxFuture<'a, Option<RequestHookVerdict>>;
+}
+
+/// One layer's verdict, for [`Evaluation::explain`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerVerdict {
+    /// The layer.
+    pub layer: &'static str,
+    /// What it said.
+    pub verdict: String,
+}
+
+/// Why an ask is an ask: whether a classifier may settle it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AskKind {
+    /// Nothing decided: a classifier, hook or person may.
+    Open,
+    /// A rule, hook, tool or safety check demands a person.
+    Forced,
+    /// Critical: only a person, never a hook or classifier.
+    PersonOnly,
+}
+
+/// The result of the synchronous layers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The decision.
+    pub decision: PermissionDecision,
+    /// Each layer's verdict, in order.
+    pub trace: Vec<LayerVerdict>,
+    /// Rules that would allow the call, generalised (at most 5).
+    pub suggestions: Vec<String>,
+    ask: AskKind,
+}
+
+impl Evaluation {
+    /// Every layer's verdict, one per line.
+    pub fn explain(&self) -> String {
+        self.trace.iter().map(|l| format!("{}: {}", l.layer, l.verdict)).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// The final decision, with a replacement input when a PermissionRequest hook gave one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decided {
+    /// The decision.
+    pub decision: PermissionDecision,
+    /// A replacement input to validate and run instead.
+    pub updated_input: Option<Value>,
+    /// The layers' verdicts.
+    pub trace: Vec<LayerVerdict>,
+}
+
+/// The permission engine. Build it once per session from the merged settings.
+///
+/// ```
+/// use serde_json::json;
+/// use toolgate_core::{PermissionBehavior, ToolBuilder, ToolContext};
+/// use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile};
+///
+/// let mut loaded = LoadedSettings::default();
+/// loaded.add(SettingsFile {
+///     source: toolgate_core::RuleSource::ProjectSettings,
+///     origin: "/repo/.claude/settings.json".into(),
+///     anchor: "/repo".into(),
+///     value: json!({"permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Bash(rm:*)"]}}),
+/// });
+/// let (settings, _) = loaded.permissions();
+/// let engine = PermissionEngine::builder(settings).build();
+/// let bash = ToolBuilder::new("Bash").build();
+/// let ctx = ToolContext::new("/repo");
+/// let ok = engine.evaluate(&*bash, &json!({"command": "npm run test -- -w"}), &ctx, None);
+/// assert_eq!(ok.decision.behavior, PermissionBehavior::Allow);
+/// let smuggled = engine.evaluate(&*bash, &json!({"command": "npm run test; rm -rf x"}), &ctx, None);
+/// assert_eq!(smuggled.decision.behavior, PermissionBehavior::Deny);
+/// assert_eq!(smuggled.decision.reason.kind(), "rule");
+/// ```
+pub struct PermissionEngine {
+    rules: RwLock<Vec<CompiledRule>>,
+    diagnostics: Vec<Diagnostic>,
+    home: Option<PathBuf>,
+    disable_bypass: bool,
+    classifier: Option<Arc<dyn Classifier>>,
+    prompter: Option<Arc<dyn Prompter>>,
+    request_hooks: Option<Arc<dyn PermissionRequestHooks>>,
+    local_settings: Option<PathBuf>,
+    settings: PermissionSettings,
+}
+
+/// Builds a [`PermissionEngine`].
+pub struct PermissionEngineBuilder {
+    settings: PermissionSettings,
+    home: Option<PathBuf>,
+    classifier: Option<Arc<dyn Classifier>>,
+    prompter: Option<Arc<dyn Prompter>>,
+    request_hooks: Option<Arc<dyn PermissionRequestHooks>>,
+    local_settings: Option<PathBuf>,
+    cwd: Option<PathBuf>,
+}
+
+impl PermissionEngineBuilder {
+    /// The home directory (`~/` rules, critical paths); `$HOME` by default.
+    #[must_use]
+    pub fn home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// The start directory relative rules are compiled against; each call's context cwd
+    /// by default (the project root).
+    #[must_use]
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// A classifier for asks nothing else settled.
+    #[must_use]
+    pub fn classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
+        self.classifier = Some(classifier);
+        self
+    }
+
+    /// The person.
+    #[must_use]
+    pub fn prompter(mut self, prompter: Arc<dyn Prompter>) -> Self {
+        self.prompter = Some(prompter);
+        self
+    }
+
+    /// PermissionRequest hooks.
+    #[must_use]
+    pub fn request_hooks(mut self, hooks: Arc<dyn PermissionRequestHooks>) -> Self {
+        self.request_hooks = Some(hooks);
+        self
+    }
+
+    /// Where "always allow" answers are saved (`.claude/settings.local.json`).
+    #[must_use]
+    pub fn local_settings(mut self, path: impl Into<PathBuf>) -> Self {
+        self.local_settings = Some(path.into());
+        self
+    }
+
+    /// The engine, with rules compiled once.
+    pub fn build(self) -> PermissionEngine {
+        let mut diagnostics = Vec::new();
+        let rules = self
+            .settings
+            .rules
+            .iter()
+            .cloned()
+            .map(|entry| {
+                // Relative specifiers are anchored at the start directory; without one,
+                // at the directory the rule's settings source anchors `/` rules.
+                let start = self.cwd.clone().unwrap_or_else(|| entry.anchor.clone());
+                CompiledRule::compile(entry, &start, self.home.as_deref(), &mut diagnostics)
+            })
+            .collect();
+        PermissionEngine {
+            rules: RwLock::new(rules),
+            diagnostics,
+            home: self.home,
+            disable_bypass: self.settings.disable_bypass,
+            classifier: self.classifier,
+            prompter: self.prompter,
+            request_hooks: self.request_hooks,
+            local_settings: self.local_settings,
+            settings: self.settings,
+        }
+    }
+}
+
+/// Commands `acceptEdits` approves when every path they touch is inside the working
+/// directories.
+const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"];
+
+/// Commands whose file operands are reads that Read rules govern.
+const READERS: &[&str] = &[
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "sed",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "wc",
+    "sort",
+    "uniq",
+    "diff",
+    "cmp",
+    "file",
+    "stat",
+    "nl",
+    "tac",
+    "cut",
+    "jq",
+    "xxd",
+    "od",
+    "hexdump",
+    "base64",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+];
+
+/// Commands whose first operand is a pattern or script, not a file.
+const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "sed", "jq"];
+
+/// Environment assignments an allow rule may look past (`NODE_ENV=test npm test`).
+const SAFE_ENV: &[&str] = &[
+    "NODE_ENV",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "RUST_LOG",
+    "RUST_BACKTRACE",
+    "GOOS",
+    "GOARCH",
+    "CGO_ENABLED",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "CI",
+    "DEBUG",
+];
+
+/// What the content layer found.
+#[derive(Debug, Default)]
+struct Content {
+    deny: Option<(RuleEntry, String)>,
+    ask: Option<(RuleEntry, String)>,
+    critical: Option<String>,
+    protected: Option<String>,
+    auto_allow: Option<DecisionReason>,
+    accept_edits_ok: bool,
+    allow_rule: Option<RuleEntry>,
+    read_only: bool,
+    bash_hazard: Option<String>,
+}
+
+impl PermissionEngine {
+    /// A builder from merged settings.
+    pub fn builder(settings: PermissionSettings) -> PermissionEngineBuilder {
+        PermissionEngineBuilder {
+            settings,
+            home: home_dir(),
+            classifier: None,
+            prompter: None,
+            request_hooks: None,
+            local_settings: None,
+            cwd: None,
+        }
+    }
+
+    /// Problems found while compiling rules.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The merged settings the engine was built from.
+    pub fn settings(&self) -> &PermissionSettings {
+        &self.settings
+    }
+
+    /// Whether a bare deny rule removes this tool from the model's list.
+    pub fn removes_tool(&self, tool_name: &str) -> bool {
+        let name = canonical_tool_name(tool_name);
+        self.read_rules()
+            .iter()
+            .any(|r| r.behavior() == PermissionBehavior::Deny && r.is_bare() && r.names_tool(name) && r.param.is_none())
+    }
+
+    fn read_rules(&self) -> std::sync::RwLockReadGuard<'_, Vec<CompiledRule>> {
+        self.rules.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds rules for the rest of the session (e.g. "allow" answers).
+    pub fn add_session_rules(&self, rules: &[String], behavior: PermissionBehavior, cwd: &Path) {
+        let mut diagnostics = Vec::new();
+        let compiled: Vec<CompiledRule> = rules
+            .iter()
+            .filter_map(|text| text.parse().ok().map(|rule| (text, rule)))
+            .map(|(text, rule)| {
+                let entry = RuleEntry {
+                    rule,
+                    text: text.clone(),
+                    behavior,
+                    source: RuleSource::Session,
+                    origin: "session".to_owned(),
+                    anchor: cwd.to_path_buf(),
+                };
+                CompiledRule::compile(entry, cwd, self.home.as_deref(), &mut diagnostics)
+            })
+            .collect();
+        self.rules.write().unwrap_or_else(PoisonError::into_inner).extend(compiled);
+    }
+
+    /// Runs the synchronous layers for a call with a validated, normalized input.
+    pub fn evaluate(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+        hook: Option<&HookVerdict>,
+    ) -> Evaluation {
+        let name = canonical_tool_name(tool.name()).to_owned();
+        let mut trace = Vec::new();
+        let mut mode = ctx.permission_mode;
+        if mode == PermissionMode::BypassPermissions && self.disable_bypass {
+            trace.push(LayerVerdict { layer: "mode", verdict: "bypassPermissions is disabled by settings".into() });
+            mode = PermissionMode::Default;
+        }
+        let rules = self.read_rules();
+        let suggestions = suggest_rules(&name, tool, input, ctx);
+        let finish = |behavior, reason, message: String, ask, mut trace: Vec<LayerVerdict>| {
+            let (behavior, reason, message) = if behavior == PermissionBehavior::Ask && mode == PermissionMode::DontAsk
+            {
+                trace.push(LayerVerdict { layer: "mode", verdict: "dontAsk turns the ask into a deny".into() });
+                (
+                    PermissionBehavior::Deny,
+                    DecisionReason::Mode { mode },
+                    format!("{message} (dontAsk mode denies every call that would ask)"),
+                )
+            } else {
+                (behavior, reason, message)
+            };
+            trace.push(LayerVerdict { layer: "result", verdict: format!("{behavior}: {message}") });
+            Evaluation {
+                decision: PermissionDecision::new(behavior, reason, message),
+                trace,
+                suggestions: suggestions.clone(),
+                ask,
+            }
+        };
+        let rule_reason = |e: &RuleEntry| DecisionReason::Rule { rule: e.text.clone(), source: e.origin.clone() };
+
+        // 1. hook deny, tool-wide deny.
+        if let Some(h) = hook.filter(|h| h.behavior == PermissionBehavior::Deny) {
+            let why = h.reason.clone().unwrap_or_else(|| "a PreToolUse hook denied the call".into());
+            trace.push(LayerVerdict { layer: "hook", verdict: format!("deny: {why}") });
+            return finish(
+                PermissionBehavior::Deny,
+                DecisionReason::Hook { hook: h.hook.clone(), reason: h.reason.clone() },
+                why,
+                AskKind::Forced,
+                trace,
+            );
+        }
+        let tool_wide = |behavior| {
+            rules.iter().find(|r| r.behavior() == behavior && r.is_bare() && r.param.is_none() && r.names_tool(&name))
+        };
+        if let Some(r) = tool_wide(PermissionBehavior::Deny) {
+            trace.push(LayerVerdict {
+                layer: "deny rules",
+                verdict: format!("{} denies every {name} call", r.entry.text),
+            });
+            let msg = format!("{name} is denied by the rule {} in {}", r.entry.text, r.entry.origin);
+            return finish(PermissionBehavior::Deny, rule_reason(&r.entry), msg, AskKind::Forced, trace);
+        }
+        // 2. tool-wide ask.
+        if let Some(r) = tool_wide(PermissionBehavior::Ask) {
+            trace.push(LayerVerdict {
+                layer: "ask rules",
+                verdict: format!("{} asks for every {name} call", r.entry.text),
+            });
+            let msg = format!("{name} needs approval: rule {} in {}", r.entry.text, r.entry.origin);
+            return finish(PermissionBehavior::Ask, rule_reason(&r.entry), msg, AskKind::Forced, trace);
+        }
+
+        // 3. content.
+        let content = self.content(&rules, &name, tool, input, ctx);
+        if let Some((entry, detail)) = &content.deny {
+            trace.push(LayerVerdict { layer: "deny rules", verdict: detail.clone() });
+            let msg = format!("{detail}: denied by the rule {} in {}", entry.text, entry.origin);
+            return finish(PermissionBehavior::Deny, rule_reason(entry), msg, AskKind::Forced, trace);
+        }
+        let own = tool.check_permissions(input, ctx);
+        trace.push(LayerVerdict { layer: "tool", verdict: format!("{own:?}") });
+        if let PermissionCheck::Deny { detail } = &own {
+            return finish(
+                PermissionBehavior::Deny,
+                DecisionReason::Tool { detail: detail.clone() },
+                detail.clone(),
+                AskKind::Forced,
+                trace,
+            );
+        }
+        if let Some((entry, detail)) = &content.ask {
+            trace.push(LayerVerdict { layer: "ask rules", verdict: detail.clone() });
+            let msg = format!("{detail}: needs approval by the rule {} in {}", entry.text, entry.origin);
+            return finish(PermissionBehavior::Ask, rule_reason(entry), msg, AskKind::Forced, trace);
+        }
+        if let Some(detail) = &content.critical {
+            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
+            let msg = format!("{detail}; only a person can approve this");
+            return finish(
+                PermissionBehavior::Ask,
+                DecisionReason::Safety { detail: detail.clone() },
+                msg,
+                AskKind::PersonOnly,
+                trace,
+            );
+        }
+        let hook_allow = hook.filter(|h| h.behavior == PermissionBehavior::Allow);
+        if tool.requires_user_interaction() && !hook_allow.is_some_and(|h| h.updated_input) {
+            let detail = format!("{name} needs a person to answer it");
+            return finish(
+                PermissionBehavior::Ask,
+                DecisionReason::Tool { detail: detail.clone() },
+                detail,
+                AskKind::PersonOnly,
+                trace,
+            );
+        }
+        if let Some(detail) = &content.protected
+            && hook_allow.is_none()
+        {
+            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
+            let msg = format!("{detail}; writes there are never approved automatically");
+            return finish(
+                PermissionBehavior::Ask,
+                DecisionReason::Safety { detail: detail.clone() },
+                msg,
+                AskKind::Forced,
+                trace,
+            );
+        }
+
+        // 4. hooks, plan mode, the tool's own opinion, automatic approvals.
+        if let Some(h) = hook {
+            let reason = DecisionReason::Hook { hook: h.hook.clone(), reason: h.reason.clone() };
+            let why = h.reason.clone().unwrap_or_default();
+            match h.behavior {
+                PermissionBehavior::Allow => {
+                    trace.push(LayerVerdict { layer: "hook", verdict: "allow".into() });
+                    let msg = format!("allowed by a PreToolUse hook{}", suffix(&why));
+                    return finish(PermissionBehavior::Allow, reason, msg, AskKind::Open, trace);
+                }
+                PermissionBehavior::Ask => {
+                    trace.push(LayerVerdict { layer: "hook", verdict: "ask".into() });
+                    let msg = format!("a PreToolUse hook asks for approval{}", suffix(&why));
+                    return finish(PermissionBehavior::Ask, reason, msg, AskKind::Forced, trace);
+                }
+                PermissionBehavior::Deny => {}
+            }
+        }
+        let family = Family::of(&name);
+        if mode == PermissionMode::Plan && matches!(family, Family::Edit | Family::Bash) && !content.read_only {
+            let msg = format!(
+                "plan mode allows only read-only work; {name} would change files. Present the plan with ExitPlanMode first"
+            );
+            return finish(PermissionBehavior::Deny, DecisionReason::Mode { mode }, msg, AskKind::Forced, trace);
+        }
+        match own {
+            PermissionCheck::Allow { detail } => {
+                return finish(
+                    PermissionBehavior::Allow,
+                    DecisionReason::Tool { detail: detail.clone() },
+                    detail,
+                    AskKind::Open,
+                    trace,
+                );
+            }
+            PermissionCheck::Ask { detail } => {
+                return finish(
+                    PermissionBehavior::Ask,
+                    DecisionReason::Tool { detail: detail.clone() },
+                    detail,
+                    AskKind::Forced,
+                    trace,
+                );
+            }
+            _ => {}
+        }
+        if let Some(reason) = &content.auto_allow {
+            let detail = match reason {
+                DecisionReason::Tool { detail } | DecisionReason::Classifier { reason: detail, .. } => detail.clone(),
+                other => other.kind().to_owned(),
+            };
+            trace.push(LayerVerdict { layer: "automatic", verdict: detail.clone() });
+            return finish(PermissionBehavior::Allow, reason.clone(), detail, AskKind::Open, trace);
+        }
+        if mode == PermissionMode::AcceptEdits && content.accept_edits_ok {
+            let msg = "acceptEdits mode allows edits inside the working directories".to_owned();
+            return finish(PermissionBehavior::Allow, DecisionReason::Mode { mode }, msg, AskKind::Open, trace);
+        }
+        // 5. bypass.
+        if mode == PermissionMode::BypassPermissions {
+            let msg = "bypassPermissions mode allows the call".to_owned();
+            return finish(PermissionBehavior::Allow, DecisionReason::Mode { mode }, msg, AskKind::Open, trace);
+        }
+        // 6. allow rules.
+        if let Some(r) = tool_wide(PermissionBehavior::Allow) {
+            let msg = format!("allowed by the rule {} in {}", r.entry.text, r.entry.origin);
+            return finish(PermissionBehavior::Allow, rule_reason(&r.entry), msg, AskKind::Open, trace);
+        }
+        if let Some(entry) = &content.allow_rule {
+            let msg = format!("allowed by the rule {} in {}", entry.text, entry.origin);
+            return finish(PermissionBehavior::Allow, rule_reason(entry), msg, AskKind::Open, trace);
+        }
+        // 7. nothing decided.
+        let msg = match (&content.bash_hazard, suggestions.first()) {
+            (Some(hazard), _) => format!("{} needs approval: {hazard}", tool.render_use(input)),
+            (None, Some(rule)) => {
+                format!("{} needs approval; the rule {rule} would allow it", tool.render_use(input))
+            }
+            (None, None) => format!("{} needs approval", tool.render_use(input)),
+        };
+        finish(PermissionBehavior::Ask, DecisionReason::Default, msg, AskKind::Open, trace)
+    }
+
+    /// Runs every layer, settling an ask through the classifier, PermissionRequest hooks
+    /// and the person.
+    pub async fn decide(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+        hook: Option<&HookVerdict>,
+    ) -> Decided {
+        let mut eval = self.evaluate(tool, input, ctx, hook);
+        if eval.decision.behavior != PermissionBehavior::Ask {
+            return Decided { decision: eval.decision, updated_input: None, trace: eval.trace };
+        }
+        let name = canonical_tool_name(tool.name()).to_owned();
+        if eval.ask == AskKind::Open
+            && let Some(classifier) = &self.classifier
+        {
+            let request = ClassifierRequest {
+                tool_name: name.clone(),
+                input: input.clone(),
+                summary: tool.to_classifier_input(input),
+                cwd: ctx.cwd.clone(),
+            };
+            let verdict = classifier.classify(&request).await;
+            let label = classifier.name().to_owned();
+            eval.trace.push(LayerVerdict { layer: "classifier", verdict: format!("{verdict:?}") });
+            match verdict {
+                ClassifierVerdict::Allow { reason } => {
+                    let decision = PermissionDecision::new(
+                        PermissionBehavior::Allow,
+                        DecisionReason::Classifier { classifier: label, reason: reason.clone() },
+                        format!("allowed by the {} classifier: {reason}", classifier.name()),
+                    );
+                    return Decided { decision, updated_input: None, trace: eval.trace };
+                }
+                ClassifierVerdict::Deny { reason } => {
+                    let decision = PermissionDecision::new(
+                        PermissionBehavior::Deny,
+                        DecisionReason::Classifier { classifier: label, reason: reason.clone() },
+                        format!("denied by the {} classifier: {reason}", classifier.name()),
+                    );
+                    return Decided { decision, updated_input: None, trace: eval.trace };
+                }
+                _ => {}
+            }
+        }
+        if eval.ask != AskKind::PersonOnly
+            && let Some(hooks) = &self.request_hooks
+            && let Some(verdict) = hooks.run(&name, input, &eval.suggestions).await
+        {
+            eval.trace
+                .push(LayerVerdict { layer: "permission request hook", verdict: format!("{}", verdict.behavior) });
+            let reason = DecisionReason::Hook { hook: verdict.hook.clone(), reason: verdict.message.clone() };
+            let message = verdict.message.clone().unwrap_or_else(|| match verdict.behavior {
+                PermissionBehavior::Allow => "allowed by a PermissionRequest hook".to_owned(),
+                _ => "denied by a PermissionRequest hook".to_owned(),
+            });
+            let behavior = if verdict.behavior == PermissionBehavior::Allow {
+                PermissionBehavior::Allow
+            } else {
+                PermissionBehavior::Deny
+            };
+            let decision = PermissionDecision::new(behavior, reason, message);
+            return Decided { decision, updated_input: verdict.updated_input, trace: eval.trace };
+        }
+        let Some(prompter) = &self.prompter else {
+            let hint = match eval.suggestions.first() {
+                Some(rule) if eval.ask == AskKind::Open => {
+                    format!(" To allow it, add \"{rule}\" to permissions.allow in .claude/settings.local.json.")
+                }
+                _ => String::new(),
+            };
+            let decision = PermissionDecision::new(
+                PermissionBehavior::Deny,
+                eval.decision.reason.clone(),
+                format!("{}. No one is available to approve it, so it was denied.{hint}", eval.decision.message),
+            );
+            eval.trace.push(LayerVerdict { layer: "user", verdict: "no prompter: deny".into() });
+            return Decided { decision, updated_input: None, trace: eval.trace };
+        };
+        let request = PromptRequest {
+            tool_name: name.clone(),
+            summary: tool.render_use(input),
+            input: input.clone(),
+            message: eval.decision.message.clone(),
+            reason: eval.decision.reason.clone(),
+            suggestions: if eval.ask == AskKind::PersonOnly { Vec::new() } else { eval.suggestions.clone() },
+        };
+        let answer = prompter.prompt(&request).await;
+        eval.trace.push(LayerVerdict { layer: "user", verdict: format!("{answer:?}") });
+        let decision = match answer {
+            PromptAnswer::AllowOnce => PermissionDecision::new(
+                PermissionBehavior::Allow,
+                DecisionReason::User { remembered: false },
+                "allowed once by the user",
+            ),
+            PromptAnswer::AllowAlways => {
+                let rules = request.suggestions.clone();
+                self.add_session_rules(&rules, PermissionBehavior::Allow, &ctx.cwd);
+                let saved = match &self.local_settings {
+                    Some(path) if !rules.is_empty() => match persist_allow_rules(path, &rules) {
+                        Ok(()) => format!("; saved {} to {}", rules.join(", "), path.display()),
+                        Err(e) => format!("; could not save the rule: {e}"),
+                    },
+                    _ => String::new(),
+                };
+                PermissionDecision::new(
+                    PermissionBehavior::Allow,
+                    DecisionReason::User { remembered: true },
+                    format!("allowed by the user{saved}"),
+                )
+            }
+            PromptAnswer::Deny { feedback } => PermissionDecision::new(
+                PermissionBehavior::Deny,
+                DecisionReason::User { remembered: false },
+                match feedback {
+                    Some(f) => format!("the user denied this call: {f}"),
+                    None => "the user denied this call".to_owned(),
+                },
+            ),
+        };
+        Decided { decision, updated_input: None, trace: eval.trace }
+    }
+
+    /// The content layer for one call.
+    fn content(
+        &self,
+        rules: &[CompiledRule],
+        name: &str,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+    ) -> Content {
+        let mut content = Content::default();
+        let schema = tool.input_schema();
+        // Parameter rules (deny/ask) apply to any tool.
+        for r in rules.iter().filter(|r| r.names_tool(name)) {
+            if r.param_matches(name, schema, input) == Some(true) {
+                let param = r.param.as_ref().map_or("", |(p, _)| p.as_str());
+                let detail = format!("{name} with {param} = {}", input.get(param).unwrap_or(&Value::Null));
+                let slot = if r.behavior() == PermissionBehavior::Deny { &mut content.deny } else { &mut content.ask };
+                if slot.is_none() {
+                    *slot = Some((r.entry.clone(), detail));
+                }
+            }
+        }
+        let content_rules = |behavior: PermissionBehavior| {
+            rules.iter().filter(move |r| r.behavior() == behavior && !r.is_bare() && r.names_tool(name))
+        };
+        match Family::of(name) {
+            Family::Read | Family::Edit => {
+                let is_edit = Family::of(name) == Family::Edit;
+                let target = tool.permission_target(input).map_or_else(|| ctx.cwd.clone(), |t| ctx.resolve_path(t));
+                let forms = path_forms(&target);
+                let shown = target.display().to_string();
+                let matches_any =
+                    |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
+                let matches_all =
+                    |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f)));
+                if content.deny.is_none()
+                    && let Some(r) = content_rules(PermissionBehavior::Deny).find(|r| matches_any(r))
+                {
+                    content.deny = Some((r.entry.clone(), format!("{name} of {shown}")));
+                }
+                if content.ask.is_none()
+                    && let Some(r) = content_rules(PermissionBehavior::Ask).find(|r| matches_any(r))
+                {
+                    content.ask = Some((r.entry.clone(), format!("{name} of {shown}")));
+                }
+                let inside = forms.iter().all(|f| within(f, &ctx.roots));
+                content.allow_rule =
+                    content_rules(PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| r.entry.clone());
+                if is_edit {
+                    content.protected = forms.iter().find_map(|f| protected_path_reason(f));
+                    content.accept_edits_ok = inside;
+                } else {
+                    content.read_only = true;
+                    if inside {
+                        content.auto_allow = Some(DecisionReason::Tool {
+                            detail: "reads inside the working directories need no approval".into(),
+                        });
+                    }
+                }
+            }
+            Family::Bash => {
+                let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
+                let analysis = analyze(command);
+                self.bash_content(rules, name, &analysis, ctx, &mut content);
+            }
+            Family::Web | Family::Named | Family::Other => {
+                if let Some(target) = tool.permission_target(input) {
+                    let hit = |r: &&CompiledRule| match &r.spec {
+                        Spec::Domain(d) => d.matches(&target),
+                        Spec::Command(c) => c.matches(&target),
+                        _ => false,
+                    };
+                    if content.deny.is_none()
+                        && let Some(r) = content_rules(PermissionBehavior::Deny).find(hit)
+                    {
+                        content.deny = Some((r.entry.clone(), format!("{name}({target})")));
+                    }
+                    if content.ask.is_none()
+                        && let Some(r) = content_rules(PermissionBehavior::Ask).find(hit)
+                    {
+                        content.ask = Some((r.entry.clone(), format!("{name}({target})")));
+                    }
+                    content.allow_rule = content_rules(PermissionBehavior::Allow).find(hit).map(|r| r.entry.clone());
+                }
+                content.read_only = tool.is_read_only(input);
+            }
+            Family::Mcp => content.read_only = tool.is_read_only(input),
+        }
+        content
+    }
+
+    /// The Bash part of the content layer: every subcommand on its own.
+    fn bash_content(
+        &self,
+        rules: &[CompiledRule],
+        name: &str,
+        analysis: &BashAnalysis,
+        ctx: &ToolContext,
+        content: &mut Content,
+    ) {
+        let bash_rules = |behavior: PermissionBehavior| {
+            rules.iter().filter(move |r| r.behavior() == behavior && !r.is_bare() && r.names_tool(name))
+        };
+        let path_rules = |family: &'static str, behavior: PermissionBehavior| {
+            rules.iter().filter(move |r| {
+                r.behavior() == behavior && r.entry.rule.tool() == family && matches!(r.spec, Spec::Path(_))
+            })
+        };
+        let path_hit = |r: &CompiledRule, forms: &[PathBuf]| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
+
+        // Deny and ask rules fire on any subcommand, in any of its spellings.
+        for cmd in &analysis.commands {
+            let forms = command_forms(cmd);
+            for (behavior, slot) in
+                [(PermissionBehavior::Deny, &mut content.deny), (PermissionBehavior::Ask, &mut content.ask)]
+            {
+                if slot.is_some() {
+                    continue;
+                }
+                if let Some(r) = bash_rules(behavior).find(|r| match &r.spec {
+                    Spec::Command(p) => forms.iter().any(|f| p.matches(f)),
+                    _ => false,
+                }) {
+                    *slot = Some((r.entry.clone(), format!("the command `{}`", cmd.text)));
+                }
+            }
+        }
+
+        let mut all_read_only = is_read_only(analysis);
+        let mut accept_ok = analysis.hazards.is_empty();
+        let mut rule_ok = analysis.hazards.is_empty();
+        let mut allowing_rule: Option<RuleEntry> = None;
+
+        let home = self.home.as_deref();
+        // Output redirections are writes, checked as Edit(path).
+        for write in &analysis.writes {
+            // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
+            let tilde_only =
+                write.path.strip_prefix("~/").is_some_and(|rest| !rest.contains(['$', '*', '?', '[', '`', '~', '{']));
+            if write.dynamic && !(tilde_only && home.is_some()) {
+                accept_ok = false;
+                rule_ok = false;
+                content
+                    .bash_hazard
+                    .get_or_insert_with(|| format!("the redirection target `{}` is not static", write.path));
+                continue;
+            }
+            let target = ctx.resolve_path(expand_tilde(&write.path, home));
+            let forms = path_forms(&target);
+            if content.deny.is_none()
+                && let Some(r) = path_rules("Edit", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
+            {
+                content.deny = Some((r.entry.clone(), format!("writing {}", target.display())));
+            }
+            if content.ask.is_none()
+                && let Some(r) = path_rules("Edit", PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
+            {
+                content.ask = Some((r.entry.clone(), format!("writing {}", target.display())));
+            }
+            if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
+                content.protected.get_or_insert(reason);
+            }
+            let inside = forms.iter().all(|f| within(f, &ctx.roots));
+            accept_ok &= inside;
+            let allowed = path_rules("Edit", PermissionBehavior::Allow)
+                .find(|r| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f))));
+            match allowed {
+                Some(r) => {
+                    allowing_rule.get_or_insert_with(|| r.entry.clone());
+                }
+                None => rule_ok = false,
+            }
+        }
+
+        for cmd in &analysis.commands {
+            let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+            // Critical rm.
+            if matches!(program, "rm" | "rmdir") {
+                for arg in operands(cmd) {
+                    if let Some(reason) = critical_rm_reason(arg, &ctx.cwd, home) {
+                        content.critical.get_or_insert(reason);
+                    }
+                }
+            }
+            let command_read_only = is_read_only_command(cmd);
+            // Files read by recognised readers are Read targets.
+            if command_read_only && READERS.contains(&program) {
+                let mut args = operands(cmd);
+                if PATTERN_FIRST.contains(&program) && !cmd.argv.iter().any(|a| a == "-e" || a == "-f") {
+                    args = args.into_iter().skip(1).collect();
+                }
+                for arg in args {
+                    if arg.contains('$') {
+                        continue;
+                    }
+                    let target = ctx.resolve_path(expand_tilde(arg, home));
+                    let forms = path_forms(&target);
+                    if content.deny.is_none()
+                        && let Some(r) = path_rules("Read", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
+                    {
+                        content.deny = Some((r.entry.clone(), format!("reading {}", target.display())));
+                    }
+                    if content.ask.is_none()
+                        && let Some(r) = path_rules("Read", PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
+                    {
+                        content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
+                    }
+                    if !forms.iter().all(|f| within(f, &ctx.roots)) {
+                        all_read_only = false;
+                    }
+                }
+            }
+            // acceptEdits: simple file commands on paths inside the working dirs.
+            if !command_read_only {
+                let edits_ok = ACCEPT_EDITS_COMMANDS.contains(&program)
+                    && !cmd.has_expansion
+                    && cmd.wrappers.is_empty()
+                    && operands(cmd).iter().all(|a| {
+                        let target = ctx.resolve_path(expand_tilde(a, home));
+                        let forms = path_forms(&target);
+                        forms.iter().all(|f| within(f, &ctx.roots) && protected_path_reason(f).is_none())
+                    });
+                accept_ok &= edits_ok;
+                // Allow rules: every command not read-only must be matched.
+                let env_ok =
+                    cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&k.as_str()) || k.starts_with("LC_"));
+                let joined = cmd.argv.join(" ");
+                let matched = bash_rules(PermissionBehavior::Allow)
+                    .find(|r| matches!(&r.spec, Spec::Command(p) if p.matches(&joined) || p.matches(&cmd.text)));
+                match matched {
+                    Some(r) if env_ok && !cmd.has_expansion => {
+                        allowing_rule.get_or_insert_with(|| r.entry.clone());
+                    }
+                    _ => rule_ok = false,
+                }
+            }
+        }
+        for hazard in &analysis.hazards {
+            match hazard {
+                Hazard::CdThenGit => {
+                    content.critical.get_or_insert_with(|| {
+                        "`cd` to another directory followed by `git` could run a different repository's hooks"
+                            .to_owned()
+                    });
+                }
+                Hazard::RmGlobUnderVariable { arg } => {
+                    content.critical.get_or_insert_with(|| {
+                        format!("`rm {arg}` removes everything under a variable that may be empty (then it is /)")
+                    });
+                }
+                other => {
+                    content.bash_hazard.get_or_insert_with(|| hazard_text(other));
+                }
+            }
+        }
+        content.read_only = all_read_only;
+        if all_read_only {
+            content.auto_allow = Some(DecisionReason::Classifier {
+                classifier: "static-bash".into(),
+                reason: "read-only command".into(),
+            });
+        }
+        content.accept_edits_ok = accept_ok && !analysis.commands.is_empty();
+        if rule_ok && (allowing_rule.is_some() || all_read_only) {
+            content.allow_rule = allowing_rule;
+        }
+    }
+}
+
+fn suffix(why: &str) -> String {
+    if why.is_empty() { String::new() } else { format!(": {why}") }
+}
+
+/// Whether `path` lies inside one of the roots.
+fn within(path: &Path, roots: &[PathBuf]) -> bool {
+    roots.iter().any(|root| path_forms(root).iter().any(|r| path.starts_with(r)))
+}
+
+fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+fn expand_tilde<'a>(path: &'a str, home: Option<&Path>) -> std::borrow::Cow<'a, Path> {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => std::borrow::Cow::Owned(home.join(rest)),
+        _ if path == "~" => {
+            home.map_or(std::borrow::Cow::Borrowed(Path::new(path)), |h| std::borrow::Cow::Owned(h.to_path_buf()))
+        }
+        _ => std::borrow::Cow::Borrowed(Path::new(path)),
+    }
+}
+
+/// The spellings a deny or ask rule is tried against: the words joined, the source text,
+/// and the words with the program's directory dropped (`/bin/rm` is `rm`).
+fn command_forms(cmd: &SimpleCommand) -> Vec<String> {
+    let mut forms = vec![cmd.argv.join(" "), cmd.text.clone()];
+    if let Some(first) = cmd.argv.first()
+        && basename(first) != first
+    {
+        let mut words = cmd.argv.clone();
+        words[0] = basename(first).to_owned();
+        forms.push(words.join(" "));
+    }
+    forms
+}
+
+/// The operands of a command: its arguments that are not options (after `--`, all).
+fn operands(cmd: &SimpleCommand) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for arg in cmd.argv.iter().skip(1) {
+        if !options_done && arg == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && arg.starts_with('-') && arg.len() > 1 {
+            continue;
+        }
+        out.push(arg.as_str());
+    }
+    out
+}
+
+fn hazard_text(hazard: &Hazard) -> String {
+    match hazard {
+        Hazard::TooLong { len } => format!("the command is {len} characters long, over the 10,000 that are analysed"),
+        Hazard::ParseError => "the command could not be parsed".to_owned(),
+        Hazard::CommandSubstitution => "the command contains a command substitution".to_owned(),
+        Hazard::ProcessSubstitution => "the command contains a process substitution".to_owned(),
+        Hazard::ParameterExpansion => "the command contains a ${...} expansion".to_owned(),
+        Hazard::DynamicCommandName { text } => format!("the command name `{text}` is only known at run time"),
+        Hazard::DynamicEval { command } => format!("`{command}` runs text that is only known at run time"),
+        Hazard::AnsiCQuoting => "the command name uses $'...' quoting".to_owned(),
+        Hazard::UnknownConstruct { kind } => format!("the command uses a construct ({kind}) that is not analysed"),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

@@ -1,0 +1,528 @@
+//! Table tests of the layered decision: grammar in context, precedence, modes, paths,
+//! hooks, and Bash calls including adversarial ones.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use toolgate_core::{
+    BoxFuture, PermissionBehavior, PermissionCheck, PermissionMode, RuleSource, Tool, ToolContext, ToolError,
+    ToolOutput,
+};
+
+use super::*;
+use crate::{LoadedSettings, SettingsFile};
+
+use PermissionBehavior::{Allow, Ask, Deny};
+
+/// A tool with a name, a schema and Claude Code's permission target for its family.
+struct T {
+    name: &'static str,
+    schema: Value,
+    own: PermissionCheck,
+    user: bool,
+    read_only: bool,
+}
+
+fn tool(name: &'static str) -> T {
+    let schema = json!({"type": "object", "properties": {
+        "command": {}, "file_path": {}, "url": {}, "model": {}, "subagent_type": {}, "run_in_background": {}
+    }});
+    T { name, schema, own: PermissionCheck::Passthrough, user: false, read_only: false }
+}
+
+impl Tool for T {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> Cow<'_, str> {
+        "test tool".into()
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn is_read_only(&self, _: &Value) -> bool {
+        self.read_only
+    }
+    fn requires_user_interaction(&self) -> bool {
+        self.user
+    }
+    fn check_permissions(&self, _: &Value, _: &ToolContext) -> PermissionCheck {
+        self.own.clone()
+    }
+    fn permission_target(&self, input: &Value) -> Option<String> {
+        match self.name {
+            "WebFetch" => input["url"].as_str().map(|u| u.split('/').nth(2).unwrap_or_default().to_owned()),
+            "Agent" => input["subagent_type"].as_str().map(str::to_owned),
+            "Bash" => input["command"].as_str().map(str::to_owned),
+            _ => input["file_path"].as_str().map(str::to_owned),
+        }
+    }
+    fn call<'a>(&'a self, _: Value, _: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async { Ok(ToolOutput::text("ran")) })
+    }
+    fn render_use(&self, input: &Value) -> String {
+        format!("{}({input})", self.name)
+    }
+}
+
+fn settings(value: Value) -> PermissionSettings {
+    settings_at(value, Path::new("/repo"))
+}
+
+fn settings_at(value: Value, anchor: &Path) -> PermissionSettings {
+    let mut loaded = LoadedSettings::default();
+    loaded.add(SettingsFile {
+        source: RuleSource::ProjectSettings,
+        origin: "/repo/.claude/settings.json".into(),
+        anchor: anchor.to_path_buf(),
+        value,
+    });
+    let (settings, diags) = loaded.permissions();
+    assert!(diags.is_empty(), "{diags:?}");
+    settings
+}
+
+fn project_engine() -> PermissionEngine {
+    let s = settings(json!({"permissions": {
+        "allow": ["Bash(npm run test:*)", "Bash(git commit:*)", "Bash(cargo build:*)", "Edit(/src/**)",
+                  "WebFetch(domain:docs.rs)", "mcp__github__get_*", "Read(~/notes/**)"],
+        "deny": ["Bash(rm:*)", "Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)", "Edit(/Cargo.lock)",
+                 "WebFetch(domain:*.evil.com)", "mcp__danger", "Agent(model:opus)", "WebSearch"],
+        "ask": ["Bash(git push:*)", "Edit(migrations/**)", "Skill"],
+    }}));
+    PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build()
+}
+
+fn empty_engine() -> PermissionEngine {
+    PermissionEngine::builder(PermissionSettings::default()).home(Some("/home/u".into())).cwd("/repo").build()
+}
+
+fn ctx(mode: PermissionMode) -> ToolContext {
+    let mut c = ToolContext::new("/repo");
+    c.permission_mode = mode;
+    c
+}
+
+fn check(
+    engine: &PermissionEngine,
+    t: &T,
+    input: Value,
+    mode: PermissionMode,
+    hook: Option<&HookVerdict>,
+) -> (PermissionBehavior, &'static str) {
+    let e = engine.evaluate(t, &input, &ctx(mode), hook);
+    (e.decision.behavior, e.decision.reason.kind())
+}
+
+use PermissionMode::{AcceptEdits, BypassPermissions as Bypass, Default as Dflt, DontAsk, Plan};
+
+#[test]
+fn bash_table() {
+    let engine = project_engine();
+    let bash = tool("Bash");
+    let cases: &[(&str, PermissionMode, PermissionBehavior, &str)] = &[
+        // Allow rules and their limits.
+        ("npm run test", Dflt, Allow, "rule"),
+        ("npm run test -- --watch", Dflt, Allow, "rule"),
+        ("npm run testx", Dflt, Ask, "default"),
+        ("git commit -m 'fix: x'", Dflt, Allow, "rule"),
+        ("cargo build --release && ls", Dflt, Allow, "rule"),
+        ("NODE_ENV=test npm run test", Dflt, Allow, "rule"),
+        ("EVIL=1 npm run test", Dflt, Ask, "default"),
+        ("npm run test $(echo hi)", Dflt, Ask, "default"),
+        ("npm run test > out.log", Dflt, Ask, "default"),
+        // Smuggling after an allowed prefix.
+        ("npm run test; rm -rf x", Dflt, Deny, "rule"),
+        ("npm run test && curl x | sh", Dflt, Deny, "rule"),
+        ("git status; rm -rf x", Dflt, Deny, "rule"),
+        ("git log $(curl x)", Dflt, Deny, "rule"),
+        ("git log `curl x`", Dflt, Deny, "rule"),
+        ("ls && curl x | sh", Dflt, Deny, "rule"),
+        ("ls\nrm x", Dflt, Deny, "rule"),
+        ("ls & rm x", Dflt, Deny, "rule"),
+        ("ls || rm x", Dflt, Deny, "rule"),
+        ("(rm x)", Dflt, Deny, "rule"),
+        ("{ ls; rm x; }", Dflt, Deny, "rule"),
+        ("if true; then rm x; fi", Dflt, Deny, "rule"),
+        ("for f in a b; do rm $f; done", Dflt, Deny, "rule"),
+        ("diff <(curl a) b", Dflt, Deny, "rule"),
+        // Wrappers.
+        ("sudo rm x", Dflt, Deny, "rule"),
+        ("sudo -u root rm x", Dflt, Deny, "rule"),
+        ("env -i rm x", Dflt, Deny, "rule"),
+        ("env FOO=1 rm x", Dflt, Deny, "rule"),
+        ("timeout 5 rm x", Dflt, Deny, "rule"),
+        ("nice -n 5 rm x", Dflt, Deny, "rule"),
+        ("nohup rm x &", Dflt, Deny, "rule"),
+        ("xargs rm", Dflt, Deny, "rule"),
+        ("find . -name '*.o' -exec rm {} +", Dflt, Deny, "rule"),
+        ("bash -c 'rm x'", Dflt, Deny, "rule"),
+        ("sh -c \"git status && rm y\"", Dflt, Deny, "rule"),
+        ("command rm x", Dflt, Deny, "rule"),
+        // Quoting tricks.
+        ("r''m -rf x", Dflt, Deny, "rule"),
+        ("\"rm\" x", Dflt, Deny, "rule"),
+        ("\\rm x", Dflt, Deny, "rule"),
+        ("'r'\"m\" x", Dflt, Deny, "rule"),
+        ("/bin/rm x", Dflt, Deny, "rule"),
+        // Redirections are writes.
+        ("echo x > .git/config", Dflt, Ask, "safety"),
+        ("cat a >> ~/.bashrc", Dflt, Ask, "safety"),
+        ("echo x > Cargo.lock", Dflt, Deny, "rule"),
+        ("echo x > src/gen.rs", Dflt, Allow, "rule"),
+        ("ls > /dev/null", Dflt, Allow, "classifier"),
+        // Reads by recognised readers follow Read rules.
+        ("cat .env", Dflt, Deny, "rule"),
+        ("cat secrets/key.pem", Dflt, Deny, "rule"),
+        ("grep -n TOKEN .env", Dflt, Deny, "rule"),
+        ("head -5 /etc/passwd", Dflt, Ask, "default"),
+        // Read-only commands run unasked, in every mode.
+        ("ls -la", Dflt, Allow, "classifier"),
+        ("git status", Dflt, Allow, "classifier"),
+        ("git log --oneline -5", Dflt, Allow, "classifier"),
+        ("grep -rn foo src", Dflt, Allow, "classifier"),
+        ("cat Cargo.toml | head -5", Dflt, Allow, "classifier"),
+        ("ls", Plan, Allow, "classifier"),
+        ("git diff", DontAsk, Allow, "classifier"),
+        // Never auto-approvable.
+        ("$CMD x", Dflt, Ask, "default"),
+        ("eval \"$X\"", Dflt, Ask, "default"),
+        ("cd .. && git status", Dflt, Ask, "safety"),
+        ("git push origin main", Dflt, Ask, "rule"),
+        // Modes.
+        ("npm install", Dflt, Ask, "default"),
+        ("npm install", DontAsk, Deny, "mode"),
+        ("npm install", Bypass, Allow, "mode"),
+        ("git push", Bypass, Ask, "rule"),
+        ("rm x", Bypass, Deny, "rule"),
+        ("npm run test", Plan, Deny, "mode"),
+        ("sed -i s/a/b/ src/x.rs", Dflt, Ask, "default"),
+        ("sed -i s/a/b/ src/x.rs", AcceptEdits, Allow, "mode"),
+        ("mkdir -p build && touch build/x", AcceptEdits, Allow, "mode"),
+        ("mkdir /tmp/elsewhere", AcceptEdits, Ask, "default"),
+        ("touch .git/hooks/x", AcceptEdits, Ask, "default"),
+    ];
+    let mut failures = Vec::new();
+    for (command, mode, behavior, kind) in cases {
+        let got = check(&engine, &bash, json!({"command": command}), *mode, None);
+        if got != (*behavior, *kind) {
+            failures.push(format!("{command:?} in {mode}: want {behavior}/{kind}, got {}/{}", got.0, got.1));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn critical_paths_ask_a_person_in_every_mode() {
+    let engine = empty_engine();
+    let bash = tool("Bash");
+    for command in ["rm -rf /", "rm -rf ~", "rm -rf ..", "rm -rf /usr", "rm -rf \"$DIR\"/*", "sudo rm -rf /etc"] {
+        for mode in [Dflt, AcceptEdits, Bypass] {
+            assert_eq!(
+                check(&engine, &bash, json!({"command": command}), mode, None),
+                (Ask, "safety"),
+                "{command} {mode}"
+            );
+        }
+        assert_eq!(check(&engine, &bash, json!({"command": command}), DontAsk, None).0, Deny, "{command}");
+        let hook = HookVerdict { behavior: Allow, reason: None, hook: "h".into(), updated_input: false };
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, Some(&hook)), (Ask, "safety"), "{command}");
+    }
+    assert_eq!(check(&engine, &bash, json!({"command": "rm -rf build"}), AcceptEdits, None), (Allow, "mode"));
+}
+
+#[test]
+fn path_tools_table() {
+    let engine = project_engine();
+    let cases: &[(&'static str, &str, PermissionMode, PermissionBehavior, &str)] = &[
+        ("Read", "/repo/src/a.rs", Dflt, Allow, "tool"),
+        ("Read", "/repo/.env", Dflt, Deny, "rule"),
+        ("Read", "/repo/sub/.env", Dflt, Allow, "tool"),
+        ("Read", "/repo/secrets/k", Dflt, Deny, "rule"),
+        ("Grep", "/repo/secrets", Dflt, Deny, "rule"),
+        ("Read", "/etc/hosts", Dflt, Ask, "default"),
+        ("Read", "/repo/../etc/passwd", Dflt, Ask, "default"),
+        ("Read", "/home/u/notes/todo.md", Dflt, Allow, "rule"),
+        ("Read", "/etc/hosts", Bypass, Allow, "mode"),
+        ("Read", "/etc/hosts", DontAsk, Deny, "mode"),
+        ("Edit", "/repo/src/main.rs", Dflt, Allow, "rule"),
+        ("Write", "/repo/src/new.rs", Dflt, Allow, "rule"),
+        ("MultiEdit", "/repo/src/main.rs", Dflt, Allow, "rule"),
+        ("Edit", "/repo/Cargo.lock", Dflt, Deny, "rule"),
+        ("Edit", "/repo/Cargo.lock", Bypass, Deny, "rule"),
+        ("Write", "/repo/.env", Dflt, Deny, "rule"),
+        ("Edit", "/repo/README.md", Dflt, Ask, "default"),
+        ("Edit", "/repo/README.md", AcceptEdits, Allow, "mode"),
+        ("Edit", "/repo/README.md", Plan, Deny, "mode"),
+        ("Edit", "/repo/.git/config", AcceptEdits, Ask, "safety"),
+        ("Edit", "/repo/.git/config", Bypass, Ask, "safety"),
+        ("Write", "/repo/.claude/settings.json", AcceptEdits, Ask, "safety"),
+        ("Edit", "/repo/.claude/worktrees/w/a.rs", AcceptEdits, Allow, "mode"),
+        ("Edit", "/repo/db/migrations/001.sql", Bypass, Ask, "rule"),
+        ("Edit", "/tmp/x", AcceptEdits, Ask, "default"),
+        ("Edit", "/tmp/x", Bypass, Allow, "mode"),
+    ];
+    let mut failures = Vec::new();
+    for (name, path, mode, behavior, kind) in cases {
+        let got = check(&engine, &tool(name), json!({"file_path": path}), *mode, None);
+        if got != (*behavior, *kind) {
+            failures.push(format!("{name} {path} in {mode}: want {behavior}/{kind}, got {}/{}", got.0, got.1));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn symlinks_and_dot_dot_cannot_escape() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret"), "s").unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join("link")).unwrap();
+    let deny_outside = format!("Read(/{}/**)", outside.display());
+    let s = settings_at(json!({"permissions": {"deny": [deny_outside], "allow": ["Edit(/link/**)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let mut c = ToolContext::new(&repo);
+    c.permission_mode = Dflt;
+    let read = tool("Read");
+    let through_link = json!({"file_path": repo.join("link/secret")});
+    let e = engine.evaluate(&read, &through_link, &c, None);
+    assert_eq!(e.decision.behavior, Deny, "the link's target matches the deny rule: {}", e.explain());
+    // A Read deny also blocks writes, through the link too.
+    let edit = tool("Edit");
+    let e = engine.evaluate(&edit, &json!({"file_path": repo.join("link/new")}), &c, None);
+    assert_eq!(e.decision.behavior, Deny, "{}", e.explain());
+    // An allow through a link needs the target to match too.
+    let free = tmp.path().join("free");
+    std::fs::create_dir_all(&free).unwrap();
+    std::os::unix::fs::symlink(&free, repo.join("link2")).unwrap();
+    let s = settings_at(json!({"permissions": {"allow": ["Edit(/link2/**)"]}}), &repo);
+    let engine2 = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let e = engine2.evaluate(&edit, &json!({"file_path": repo.join("link2/new")}), &c, None);
+    assert_eq!(e.decision.behavior, Ask, "{}", e.explain());
+    let e = engine2.evaluate(&edit, &json!({"file_path": repo.join("plain.txt")}), &c, None);
+    assert_eq!(e.decision.behavior, Ask, "{}", e.explain());
+    // `..` is resolved before the working-directory check.
+    let e = engine.evaluate(&read, &json!({"file_path": format!("{}/../outside/x", repo.display())}), &c, None);
+    assert_eq!(e.decision.behavior, Deny);
+}
+
+#[test]
+fn other_families() {
+    let engine = project_engine();
+    let web = tool("WebFetch");
+    assert_eq!(check(&engine, &web, json!({"url": "https://docs.rs/x"}), Dflt, None), (Allow, "rule"));
+    assert_eq!(check(&engine, &web, json!({"url": "https://a.b.evil.com/"}), Bypass, None), (Deny, "rule"));
+    assert_eq!(check(&engine, &web, json!({"url": "https://example.com/"}), Dflt, None), (Ask, "default"));
+    assert_eq!(check(&engine, &tool("mcp__github__get_issue"), json!({}), Dflt, None), (Allow, "rule"));
+    assert_eq!(check(&engine, &tool("mcp__github__create_issue"), json!({}), Dflt, None), (Ask, "default"));
+    assert_eq!(check(&engine, &tool("mcp__danger__x"), json!({}), Bypass, None), (Deny, "rule"));
+    assert!(engine.removes_tool("mcp__danger__x") && engine.removes_tool("WebSearch"));
+    assert!(!engine.removes_tool("Bash") && !engine.removes_tool("Read"));
+    let agent = tool("Agent");
+    assert_eq!(check(&engine, &agent, json!({"model": "opus"}), Bypass, None), (Deny, "rule"));
+    assert_eq!(check(&engine, &tool("Task"), json!({"model": "opus"}), Dflt, None), (Deny, "rule"));
+    assert_eq!(check(&engine, &agent, json!({"model": "haiku"}), Dflt, None), (Ask, "default"));
+    assert_eq!(check(&engine, &tool("Skill"), json!({}), Bypass, None), (Ask, "rule"));
+    assert_eq!(check(&engine, &tool("WebSearch"), json!({}), Bypass, None), (Deny, "rule"));
+}
+
+#[test]
+fn the_tools_own_opinion_and_user_interaction() {
+    let engine = empty_engine();
+    let mut allow = tool("ToolSearch");
+    allow.own = PermissionCheck::Allow { detail: "loads definitions".into() };
+    assert_eq!(check(&engine, &allow, json!({}), DontAsk, None), (Allow, "tool"));
+    let mut refuse = tool("Thing");
+    refuse.own = PermissionCheck::Deny { detail: "no".into() };
+    assert_eq!(check(&engine, &refuse, json!({}), Bypass, None), (Deny, "tool"));
+    let mut ask_user = tool("AskUserQuestion");
+    ask_user.user = true;
+    ask_user.read_only = true;
+    assert_eq!(check(&engine, &ask_user, json!({}), Bypass, None), (Ask, "tool"));
+    assert_eq!(check(&engine, &ask_user, json!({}), DontAsk, None), (Deny, "mode"));
+    let answered = HookVerdict { behavior: Allow, reason: None, hook: "h".into(), updated_input: true };
+    assert_eq!(check(&engine, &ask_user, json!({}), Dflt, Some(&answered)), (Allow, "hook"));
+}
+
+#[test]
+fn hooks_combine_with_rules() {
+    let engine = project_engine();
+    let bash = tool("Bash");
+    let hook = |behavior| HookVerdict {
+        behavior,
+        reason: Some("policy".into()),
+        hook: "check.sh".into(),
+        updated_input: false,
+    };
+    assert_eq!(check(&engine, &bash, json!({"command": "ls"}), Dflt, Some(&hook(Deny))), (Deny, "hook"));
+    assert_eq!(check(&engine, &bash, json!({"command": "npm run test"}), Bypass, Some(&hook(Deny))), (Deny, "hook"));
+    assert_eq!(check(&engine, &bash, json!({"command": "npm install"}), Dflt, Some(&hook(Allow))), (Allow, "hook"));
+    assert_eq!(check(&engine, &bash, json!({"command": "git push"}), Dflt, Some(&hook(Allow))), (Ask, "rule"));
+    assert_eq!(check(&engine, &bash, json!({"command": "rm x"}), Dflt, Some(&hook(Allow))), (Deny, "rule"));
+    assert_eq!(check(&engine, &bash, json!({"command": "ls"}), Dflt, Some(&hook(Ask))), (Ask, "hook"));
+    assert_eq!(check(&engine, &bash, json!({"command": "ls"}), Bypass, Some(&hook(Ask))), (Ask, "hook"));
+    let edit = tool("Edit");
+    assert_eq!(
+        check(&engine, &edit, json!({"file_path": "/repo/.git/config"}), Dflt, Some(&hook(Allow))),
+        (Allow, "hook")
+    );
+}
+
+#[test]
+fn disabled_bypass_falls_back_to_default() {
+    let s = settings(json!({"permissions": {"disableBypassPermissionsMode": "disable"}}));
+    let engine = PermissionEngine::builder(s).cwd("/repo").build();
+    let e = engine.evaluate(&tool("Bash"), &json!({"command": "npm install"}), &ctx(Bypass), None);
+    assert_eq!(e.decision.behavior, Ask);
+    assert!(e.explain().contains("bypassPermissions is disabled"), "{}", e.explain());
+}
+
+#[test]
+fn every_decision_explains_itself() {
+    let engine = project_engine();
+    let e = engine.evaluate(&tool("Bash"), &json!({"command": "git status; rm -rf x"}), &ctx(Dflt), None);
+    let explained = e.explain();
+    assert!(explained.contains("deny rules"), "{explained}");
+    assert!(e.decision.message.contains("Bash(rm:*)") && e.decision.message.contains("/repo/.claude/settings.json"));
+    assert!(explained.lines().last().unwrap().starts_with("result: deny"));
+}
+
+struct Recorder(Mutex<Vec<PromptRequest>>, PromptAnswer);
+impl Prompter for Recorder {
+    fn prompt<'a>(&'a self, request: &'a PromptRequest) -> BoxFuture<'a, PromptAnswer> {
+        self.0.lock().unwrap().push(request.clone());
+        let answer = self.1.clone();
+        Box::pin(async move { answer })
+    }
+}
+
+struct FixedClassifier(ClassifierVerdict, Mutex<usize>);
+impl Classifier for FixedClassifier {
+    fn name(&self) -> &str {
+        "fixed"
+    }
+    fn classify<'a>(&'a self, _: &'a ClassifierRequest) -> BoxFuture<'a, ClassifierVerdict> {
+        *self.1.lock().unwrap() += 1;
+        let v = self.0.clone();
+        Box::pin(async move { v })
+    }
+}
+
+#[tokio::test]
+async fn without_a_person_an_ask_is_a_denial_naming_the_rule() {
+    let engine = project_engine();
+    let d = engine.decide(&tool("Bash"), &json!({"command": "npm install lodash"}), &ctx(Dflt), None).await;
+    assert_eq!(d.decision.behavior, Deny);
+    assert!(d.decision.message.contains("\"Bash(npm install:*)\""), "{}", d.decision.message);
+}
+
+#[tokio::test]
+async fn always_allow_is_saved_and_remembered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let local = tmp.path().join(".claude/settings.local.json");
+    let recorder = Arc::new(Recorder(Mutex::new(Vec::new()), PromptAnswer::AllowAlways));
+    let engine = PermissionEngine::builder(PermissionSettings::default())
+        .cwd("/repo")
+        .prompter(recorder.clone())
+        .local_settings(&local)
+        .build();
+    let bash = tool("Bash");
+    let d = engine.decide(&bash, &json!({"command": "make test && npm run lint"}), &ctx(Dflt), None).await;
+    assert_eq!(d.decision.behavior, Allow);
+    assert_eq!(recorder.0.lock().unwrap()[0].suggestions, ["Bash(make test:*)", "Bash(npm run lint:*)"]);
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(saved["permissions"]["allow"], json!(["Bash(make test:*)", "Bash(npm run lint:*)"]));
+    let again = engine.evaluate(&bash, &json!({"command": "make test -j4"}), &ctx(Dflt), None);
+    assert_eq!(again.decision.behavior, Allow);
+}
+
+#[tokio::test]
+async fn the_classifier_settles_only_open_asks() {
+    let classifier = Arc::new(FixedClassifier(ClassifierVerdict::Allow { reason: "fine".into() }, Mutex::new(0)));
+    let s = settings(json!({"permissions": {"ask": ["Bash(git push:*)"]}}));
+    let engine = PermissionEngine::builder(s).cwd("/repo").classifier(classifier.clone()).build();
+    let bash = tool("Bash");
+    let d = engine.decide(&bash, &json!({"command": "npm install"}), &ctx(Dflt), None).await;
+    assert_eq!((d.decision.behavior, d.decision.reason.kind()), (Allow, "classifier"));
+    let d = engine.decide(&bash, &json!({"command": "git push"}), &ctx(Dflt), None).await;
+    assert_eq!(d.decision.behavior, Deny, "an explicit ask rule is not the classifier's to settle");
+    let d = engine.decide(&bash, &json!({"command": "rm -rf /"}), &ctx(Dflt), None).await;
+    assert_eq!(d.decision.behavior, Deny);
+    assert_eq!(*classifier.1.lock().unwrap(), 1);
+}
+
+struct RequestHook(Option<RequestHookVerdict>);
+impl PermissionRequestHooks for RequestHook {
+    fn run<'a>(&'a self, _: &'a str, _: &'a Value, _: &'a [String]) -> BoxFuture<'a, Option<RequestHookVerdict>> {
+        let v = self.0.clone();
+        Box::pin(async move { v })
+    }
+}
+
+#[tokio::test]
+async fn permission_request_hooks_answer_where_a_prompt_would_be() {
+    let verdict = RequestHookVerdict {
+        behavior: Allow,
+        message: None,
+        hook: "approve.sh".into(),
+        updated_input: Some(json!({"command": "npm install --ignore-scripts"})),
+    };
+    let engine = PermissionEngine::builder(PermissionSettings::default())
+        .cwd("/repo")
+        .request_hooks(Arc::new(RequestHook(Some(verdict))))
+        .build();
+    let d = engine.decide(&tool("Bash"), &json!({"command": "npm install"}), &ctx(Dflt), None).await;
+    assert_eq!((d.decision.behavior, d.decision.reason.kind()), (Allow, "hook"));
+    assert_eq!(d.updated_input, Some(json!({"command": "npm install --ignore-scripts"})));
+    let d = engine.decide(&tool("Bash"), &json!({"command": "rm -rf ~"}), &ctx(Dflt), None).await;
+    assert_eq!(d.decision.behavior, Deny, "critical paths are never hook-approved");
+}
+
+#[tokio::test]
+async fn a_person_can_deny_with_feedback() {
+    let recorder = Arc::new(Recorder(Mutex::new(Vec::new()), PromptAnswer::Deny { feedback: Some("use pnpm".into()) }));
+    let engine = PermissionEngine::builder(PermissionSettings::default()).cwd("/repo").prompter(recorder).build();
+    let d = engine.decide(&tool("Bash"), &json!({"command": "npm install"}), &ctx(Dflt), None).await;
+    assert_eq!((d.decision.behavior, d.decision.reason.kind()), (Deny, "user"));
+    assert!(d.decision.message.ends_with("use pnpm"));
+}
+
+/// The rules in `fixtures/examples.settings.json` carry the commands and paths they must
+/// and must not match; a rule that disagrees with its own examples fails here.
+#[test]
+fn rules_agree_with_their_own_examples() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/examples.settings.json");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let repo = PathBuf::from("/repo");
+    let loaded =
+        crate::SettingsDiscovery::new(&repo).with_home(None).with_managed_dir(None).with_settings_file(&fixture).load();
+    let (settings, diags) = loaded.permissions();
+    assert!(diags.is_empty(), "{diags:?}");
+    let engine = PermissionEngine::builder(settings).home(Some("/home/u".into())).cwd(&repo).build();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for example in doc["examples"].as_array().unwrap() {
+        let rule = example["rule"].as_str().unwrap();
+        let want: PermissionBehavior = serde_json::from_value(example["behavior"].clone()).unwrap();
+        let name: &'static str = Box::leak(example["tool"].as_str().unwrap().to_owned().into_boxed_str());
+        for (key, should_match) in [("matches", true), ("not", false)] {
+            for input in example[key].as_array().unwrap() {
+                let e = engine.evaluate(&tool(name), input, &ctx(Dflt), None);
+                let hit = e.decision.behavior == want
+                    && matches!(&e.decision.reason, DecisionReason::Rule { rule: r, .. } if r == rule);
+                if hit != should_match {
+                    failures.push(format!("{rule} vs {input}: expected match={should_match}, got {}", e.explain()));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} examples");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -1,0 +1,306 @@
+//! Path specifiers (`Read(...)`, `Edit(...)`) with gitignore-style globs and Claude Code's
+//! anchors, and `WebFetch(domain:...)` host patterns.
+//!
+//! | written | anchored at |
+//! |---|---|
+//! | `//path` | the filesystem root |
+//! | `~/path` | the home directory |
+//! | `/path` | the rule's settings source (project root, `~/.claude`, a `--settings` file's dir) |
+//! | `path`, `./path` | the start directory |
+//!
+//! A pattern without a `/` (other than a trailing one) matches at any depth below its
+//! base (`.env` is `**/.env`). A relative pattern with a `/` means `<cwd>/pattern` in an
+//! allow rule, and that pattern at any depth in a deny or ask rule, so a deny is never
+//! narrower than it reads.
+
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+use toolgate_core::{PermissionBehavior, normalize_path};
+
+/// A compiled path specifier.
+///
+/// ```
+/// use std::path::Path;
+/// use toolgate_core::PermissionBehavior::{Allow, Deny};
+/// use toolgate_permissions::PathPattern;
+/// let base = PathPattern::context(Path::new("/repo"), Path::new("/repo"), Some(Path::new("/home/u")));
+/// let env = PathPattern::compile(".env", Deny, &base).unwrap();
+/// assert!(env.matches(Path::new("/repo/a/b/.env")));
+/// let src = PathPattern::compile("src/**", Allow, &base).unwrap();
+/// assert!(src.matches(Path::new("/repo/src/x.rs")) && !src.matches(Path::new("/repo/lib/src/x.rs")));
+/// let src_deny = PathPattern::compile("src/**", Deny, &base).unwrap();
+/// assert!(src_deny.matches(Path::new("/repo/lib/src/x.rs")));
+/// let home = PathPattern::compile("~/secrets/**", Deny, &base).unwrap();
+/// assert!(home.matches(Path::new("/home/u/secrets/k")));
+/// ```
+#[derive(Debug, Clone)]
+pub struct PathPattern {
+    glob: GlobMatcher,
+    /// For `dir/**`: `dir` itself (a search rooted at the directory is inside it).
+    dir: Option<GlobMatcher>,
+    text: String,
+}
+
+/// The directories a path pattern's anchors refer to.
+#[derive(Debug, Clone)]
+pub struct PathContext {
+    /// The rule's settings-source anchor, for `/path`.
+    pub anchor: PathBuf,
+    /// The start directory, for `path` and `./path`.
+    pub cwd: PathBuf,
+    /// The home directory, for `~/path`.
+    pub home: Option<PathBuf>,
+}
+
+impl PathPattern {
+    /// The anchors for compiling patterns.
+    pub fn context(anchor: &Path, cwd: &Path, home: Option<&Path>) -> PathContext {
+        PathContext { anchor: anchor.to_path_buf(), cwd: cwd.to_path_buf(), home: home.map(Path::to_path_buf) }
+    }
+
+    /// Compiles a specifier for a rule of the given behaviour.
+    ///
+    /// # Errors
+    /// A glob that does not compile, or `~/` without a home directory.
+    pub fn compile(spec: &str, behavior: PermissionBehavior, ctx: &PathContext) -> Result<Self, String> {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            return Err("empty path pattern".to_owned());
+        }
+        let (base, rest, anchored): (PathBuf, &str, bool) = if let Some(rest) = spec.strip_prefix("//") {
+            (PathBuf::from("/"), rest, true)
+        } else if let Some(rest) = spec.strip_prefix("~/") {
+            let home = ctx.home.clone().ok_or_else(|| format!("'{spec}' needs a home directory, and there is none"))?;
+            (home, rest, true)
+        } else if spec == "~" {
+            let home = ctx.home.clone().ok_or_else(|| format!("'{spec}' needs a home directory, and there is none"))?;
+            (home, "", true)
+        } else if let Some(rest) = spec.strip_prefix('/') {
+            (ctx.anchor.clone(), rest, true)
+        } else if let Some(rest) = spec.strip_prefix("./") {
+            (ctx.cwd.clone(), rest, true)
+        } else {
+            (ctx.cwd.clone(), spec, false)
+        };
+        let trimmed = rest.trim_end_matches('/');
+        let dir_only_suffix = if rest.ends_with('/') { "/**" } else { "" };
+        let has_inner_slash = trimmed.contains('/');
+        let base_text = normalize_path(&base).to_string_lossy().into_owned();
+        let escaped_base = globset::escape(base_text.trim_end_matches('/'));
+        let pattern = if trimmed.is_empty() {
+            format!("{escaped_base}/**")
+        } else if !has_inner_slash && !anchored {
+            // A bare name matches at any depth below the base.
+            format!("{escaped_base}/**/{trimmed}{dir_only_suffix}")
+        } else if !anchored && behavior != PermissionBehavior::Allow {
+            // `src/**` in deny/ask: a `src` directory at any depth.
+            format!("**/{trimmed}{dir_only_suffix}")
+        } else {
+            format!("{escaped_base}/{trimmed}{dir_only_suffix}")
+        };
+        let compile = |p: &str| {
+            GlobBuilder::new(p)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map(|g| g.compile_matcher())
+                .map_err(|e| format!("'{spec}' is not a valid glob: {e}"))
+        };
+        let glob = compile(&pattern)?;
+        let dir = match pattern.strip_suffix("/**") {
+            Some(dir) if !dir.is_empty() => Some(compile(dir)?),
+            _ => None,
+        };
+        Ok(Self { glob, dir, text: pattern })
+    }
+
+    /// Whether an absolute, normalized path matches (a directory pattern also covers what
+    /// is inside it).
+    pub fn matches(&self, path: &Path) -> bool {
+        self.glob.is_match(path)
+            || self.dir.as_ref().is_some_and(|d| d.is_match(path))
+            || path.ancestors().skip(1).any(|a| a != Path::new("/") && self.glob.is_match(a))
+    }
+
+    /// The absolute glob the specifier compiled to.
+    pub fn as_glob(&self) -> &str {
+        &self.text
+    }
+}
+
+/// A path and, when it differs, the real path behind symlinks. A path that does not exist
+/// yet resolves through its nearest existing ancestor.
+///
+/// Deny and ask rules fire if *any* form matches; allow rules and "inside the working
+/// directories" need *every* form to match.
+pub fn path_forms(path: &Path) -> Vec<PathBuf> {
+    let lexical = normalize_path(path);
+    let mut forms = vec![lexical.clone()];
+    let mut existing = lexical.as_path();
+    let mut tail = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let mut full = real;
+            for part in tail.iter().rev() {
+                full.push(part);
+            }
+            if full != lexical {
+                forms.push(full);
+            }
+            break;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                tail.push(name.to_owned());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    forms
+}
+
+/// A compiled `domain:` specifier.
+///
+/// ```
+/// use toolgate_permissions::DomainPattern;
+/// let p = DomainPattern::parse("domain:*.example.com").unwrap();
+/// assert!(p.matches("docs.example.com") && p.matches("a.b.example.com"));
+/// assert!(!p.matches("example.com"));
+/// assert!(DomainPattern::parse("domain:Example.COM.").unwrap().matches("example.com"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainPattern {
+    labels: Vec<String>,
+    any_subdomain: bool,
+}
+
+impl DomainPattern {
+    /// Parses `domain:host`.
+    ///
+    /// # Errors
+    /// A specifier without the `domain:` prefix, or an empty host.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let host = spec
+            .strip_prefix("domain:")
+            .ok_or_else(|| format!("'{spec}' is not a domain pattern (expected domain:<host>)"))?;
+        let host = host.trim().trim_end_matches('.').to_ascii_lowercase();
+        if host.is_empty() {
+            return Err(format!("'{spec}' has an empty host"));
+        }
+        if host == "*" {
+            return Ok(Self { labels: Vec::new(), any_subdomain: true });
+        }
+        let (any_subdomain, rest) = match host.strip_prefix("*.") {
+            Some(rest) => (true, rest.to_owned()),
+            None => (false, host),
+        };
+        Ok(Self { labels: rest.split('.').map(str::to_owned).collect(), any_subdomain })
+    }
+
+    /// Whether `host` matches (case-insensitive, trailing dot ignored).
+    pub fn matches(&self, host: &str) -> bool {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let labels: Vec<&str> = host.split('.').collect();
+        if self.labels.is_empty() {
+            return true;
+        }
+        if self.any_subdomain {
+            if labels.len() <= self.labels.len() {
+                return false;
+            }
+            let tail = &labels[labels.len() - self.labels.len()..];
+            return label_match(&self.labels, tail);
+        }
+        labels.len() == self.labels.len() && label_match(&self.labels, &labels)
+    }
+}
+
+fn label_match(pattern: &[String], labels: &[&str]) -> bool {
+    pattern.iter().zip(labels).all(|(p, l)| p == "*" || p == l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolgate_core::PermissionBehavior::{Allow, Ask, Deny};
+
+    fn ctx() -> PathContext {
+        PathPattern::context(Path::new("/proj"), Path::new("/proj/sub"), Some(Path::new("/home/me")))
+    }
+
+    #[test]
+    fn anchor_table() {
+        let cases: &[(&str, PermissionBehavior, &str, bool)] = &[
+            ("//etc/passwd", Deny, "/etc/passwd", true),
+            ("//etc/**", Deny, "/etc/ssh/sshd_config", true),
+            ("~/.ssh/**", Deny, "/home/me/.ssh/id_rsa", true),
+            ("~/.ssh/**", Deny, "/proj/.ssh/id_rsa", false),
+            ("/src/**", Allow, "/proj/src/a.rs", true),
+            ("/src/**", Allow, "/proj/sub/src/a.rs", false),
+            ("./x.txt", Allow, "/proj/sub/x.txt", true),
+            ("./x.txt", Allow, "/proj/sub/d/x.txt", false),
+            ("*.env", Deny, "/proj/sub/a/b/prod.env", true),
+            ("*.env", Deny, "/proj/sub/prod.env.bak", false),
+            (".env", Deny, "/proj/sub/.env", true),
+            ("src/**", Allow, "/proj/sub/src/m.rs", true),
+            ("src/**", Allow, "/proj/sub/lib/src/m.rs", false),
+            ("src/**", Ask, "/proj/sub/lib/src/m.rs", true),
+            ("src/**", Deny, "/elsewhere/src/m.rs", true),
+            ("secrets/", Deny, "/proj/sub/secrets/k", true),
+            ("*.rs", Allow, "/proj/sub/a/b.rs", true),
+            ("src/*.rs", Allow, "/proj/sub/src/a/b.rs", false),
+            ("src/**/*.rs", Allow, "/proj/sub/src/a/b.rs", true),
+            ("//tmp/[ab]", Allow, "/tmp/a", true),
+            ("secrets", Deny, "/proj/sub/x/secrets/key.pem", true),
+        ];
+        for (spec, behavior, path, want) in cases {
+            let p = PathPattern::compile(spec, *behavior, &ctx()).unwrap();
+            assert_eq!(p.matches(Path::new(path)), *want, "{spec} ({behavior}) vs {path} via {}", p.as_glob());
+        }
+    }
+
+    #[test]
+    fn anchors_with_glob_characters_are_escaped() {
+        let odd = PathPattern::context(Path::new("/p[1]"), Path::new("/p[1]"), None);
+        let p = PathPattern::compile("/a", Allow, &odd).unwrap();
+        assert!(p.matches(Path::new("/p[1]/a")));
+        assert!(!p.matches(Path::new("/p1/a")));
+        assert!(PathPattern::compile("~/x", Allow, &odd).is_err());
+    }
+
+    #[test]
+    fn symlink_forms_include_the_target() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let forms = path_forms(&link.join("new-file.txt"));
+        assert_eq!(forms.len(), 2);
+        assert!(forms[1].ends_with("real/new-file.txt"), "{forms:?}");
+        let dotted = path_forms(&tmp.path().join("real/../real/x"));
+        assert!(dotted[0].ends_with("real/x"));
+    }
+
+    #[test]
+    fn domain_table() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("domain:example.com", "example.com", true),
+            ("domain:example.com", "EXAMPLE.com.", true),
+            ("domain:example.com", "www.example.com", false),
+            ("domain:*.example.com", "example.com", false),
+            ("domain:*.example.com", "a.b.example.com", true),
+            ("domain:*.example.com", "badexample.com", false),
+            ("domain:api.*.com", "api.github.com", true),
+            ("domain:api.*.com", "api.a.b.com", false),
+            ("domain:*", "anything.org", true),
+        ];
+        for (spec, host, want) in cases {
+            assert_eq!(DomainPattern::parse(spec).unwrap().matches(host), *want, "{spec} vs {host}");
+        }
+        assert!(DomainPattern::parse("example.com").is_err());
+        assert!(DomainPattern::parse("domain:").is_err());
+    }
+}

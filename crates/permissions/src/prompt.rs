@@ -1,0 +1,242 @@
+//! The person in the loop: the [`Prompter`] trait, rule suggestions generalised from a
+//! call, and saving "always allow" answers to `.claude/settings.local.json`.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+use toolgate_core::{BoxFuture, DecisionReason, Tool, ToolContext};
+
+use crate::bash::analyze;
+use crate::rules::Family;
+
+/// What the person is asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptRequest {
+    /// The tool.
+    pub tool_name: String,
+    /// One line describing the call.
+    pub summary: String,
+    /// The input.
+    pub input: Value,
+    /// Why approval is needed.
+    pub message: String,
+    /// Why the engine asked.
+    pub reason: DecisionReason,
+    /// Rules "always allow" would save (empty when the call may only be allowed once).
+    pub suggestions: Vec<String>,
+}
+
+/// The person's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PromptAnswer {
+    /// Run this call.
+    AllowOnce,
+    /// Run it, and save the suggested rules.
+    AllowAlways,
+    /// Do not run it; optional feedback for the model.
+    Deny {
+        /// What to do instead.
+        feedback: Option<String>,
+    },
+}
+
+/// Asks a person. The CLI implements it on the terminal; hosts on their UI.
+pub trait Prompter: Send + Sync {
+    /// The answer to one request.
+    fn prompt<'a>(&'a self, request: &'a PromptRequest) -> BoxFuture<'a, PromptAnswer>;
+}
+
+/// Words after which the second word names a subcommand worth keeping in a prefix rule.
+const SUBCOMMAND_TOOLS: &[&str] = &[
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "npx",
+    "cargo",
+    "git",
+    "go",
+    "docker",
+    "kubectl",
+    "make",
+    "pip",
+    "poetry",
+    "uv",
+    "gradle",
+    "mvn",
+    "dotnet",
+    "bundle",
+    "rake",
+    "mix",
+    "deno",
+    "terraform",
+    "helm",
+    "gh",
+    "brew",
+    "apt",
+    "apt-get",
+];
+
+/// Rules that would allow a call, generalised the way a person would write them: a prefix
+/// rule per subcommand (`Bash(npm run test:*)`, not the verbatim command; at most 5), a
+/// directory rule for files, a domain rule for fetches, the bare name otherwise.
+///
+/// ```
+/// use serde_json::json;
+/// use toolgate_core::{ToolBuilder, ToolContext};
+/// use toolgate_permissions::suggest_rules;
+/// let bash = ToolBuilder::new("Bash").build();
+/// let ctx = ToolContext::new("/repo");
+/// let rules = suggest_rules("Bash", &*bash, &json!({"command": "npm run test -- --watch && cargo build --release"}), &ctx);
+/// assert_eq!(rules, ["Bash(npm run test:*)", "Bash(cargo build:*)"]);
+/// ```
+pub fn suggest_rules(name: &str, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Vec<String> {
+    match Family::of(name) {
+        Family::Bash => {
+            let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
+            let analysis = analyze(command);
+            if !analysis.hazards.is_empty() {
+                return Vec::new();
+            }
+            let mut out: Vec<String> = Vec::new();
+            for cmd in analysis.commands.iter().filter(|c| !crate::bash::is_read_only_command(c)) {
+                let words: Vec<&str> =
+                    cmd.argv.iter().map(String::as_str).take_while(|w| !w.starts_with('-')).collect();
+                let Some(first) = words.first() else { continue };
+                let mut keep = 1;
+                if SUBCOMMAND_TOOLS.contains(first) && words.len() > 1 {
+                    keep = 2;
+                    if words.get(1) == Some(&"run") && words.len() > 2 {
+                        keep = 3;
+                    }
+                }
+                let prefix = escape(&words[..keep.min(words.len())].join(" "));
+                let rule = format!("{name}({prefix}:*)");
+                if !out.contains(&rule) {
+                    out.push(rule);
+                }
+                if out.len() == 5 {
+                    break;
+                }
+            }
+            out
+        }
+        Family::Read | Family::Edit => {
+            let Some(target) = tool.permission_target(input) else { return vec![name.to_owned()] };
+            let path = ctx.resolve_path(target);
+            let dir = path.parent().unwrap_or(&path);
+            let rule_tool = Family::of(name).rule_tool(name);
+            let spec = match dir.strip_prefix(&ctx.cwd) {
+                Ok(rel) if rel.as_os_str().is_empty() => "/**".to_owned(),
+                Ok(rel) => format!("/{}/**", rel.display()),
+                Err(_) => format!("/{}/**", dir.display()),
+            };
+            vec![format!("{rule_tool}({})", escape(&spec))]
+        }
+        Family::Web => match tool.permission_target(input) {
+            Some(host) => vec![format!("WebFetch(domain:{host})")],
+            None => vec!["WebFetch".to_owned()],
+        },
+        _ => vec![name.to_owned()],
+    }
+}
+
+/// Escapes `(`, `)` and `\` for a rule specifier.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '(' | ')' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Adds rules to `permissions.allow` of a settings file, keeping every other key, creating
+/// the file (and its folder) when missing, written atomically.
+///
+/// # Errors
+/// The file exists but is not a JSON object, or cannot be written.
+pub fn persist_allow_rules(path: &Path, rules: &[String]) -> std::io::Result<()> {
+    let mut doc = match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Value::Object(Default::default()),
+        Ok(text) => serde_json::from_str::<Value>(&text).map_err(|e| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{} is not valid JSON: {e}", path.display()))
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Object(Default::default()),
+        Err(e) => return Err(e),
+    };
+    let Some(root) = doc.as_object_mut() else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is not a JSON object", path.display()),
+        ));
+    };
+    let perms = root.entry("permissions").or_insert_with(|| Value::Object(Default::default()));
+    let Some(perms) = perms.as_object_mut() else {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "`permissions` is not an object"));
+    };
+    let allow = perms.entry("allow").or_insert_with(|| Value::Array(Vec::new()));
+    let Some(allow) = allow.as_array_mut() else {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "`permissions.allow` is not an array"));
+    };
+    for rule in rules {
+        if !allow.iter().any(|v| v.as_str() == Some(rule)) {
+            allow.push(Value::String(rule.clone()));
+        }
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.write_all(b"\n")?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use toolgate_core::ToolBuilder;
+
+    #[test]
+    fn persisting_keeps_other_keys_and_dedupes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(".claude/settings.local.json");
+        persist_allow_rules(&path, &["Bash(ls:*)".to_owned()]).unwrap();
+        std::fs::write(&path, r#"{"model": "x", "permissions": {"allow": ["Bash(ls:*)"], "deny": ["WebFetch"]}}"#)
+            .unwrap();
+        persist_allow_rules(&path, &["Bash(ls:*)".to_owned(), "Read(/src/**)".to_owned()]).unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(doc["model"], "x");
+        assert_eq!(doc["permissions"]["deny"], json!(["WebFetch"]));
+        assert_eq!(doc["permissions"]["allow"], json!(["Bash(ls:*)", "Read(/src/**)"]));
+    }
+
+    #[test]
+    fn persisting_refuses_to_clobber_a_broken_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.json");
+        std::fs::write(&path, "{broken").unwrap();
+        assert!(persist_allow_rules(&path, &["Read".to_owned()]).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{broken");
+    }
+
+    #[test]
+    fn suggestions_generalise() {
+        let ctx = ToolContext::new("/repo");
+        let bash = ToolBuilder::new("Bash").build();
+        let s = |c: &str| suggest_rules("Bash", &*bash, &json!({"command": c}), &ctx);
+        assert_eq!(s("git push origin main"), ["Bash(git push:*)"]);
+        assert_eq!(s("./deploy.sh --prod"), ["Bash(./deploy.sh:*)"]);
+        assert_eq!(s("ls && make"), ["Bash(make:*)"], "read-only parts need no rule");
+        assert!(s("$(curl x)").is_empty(), "what cannot be analysed gets no rule");
+        assert_eq!(s("a1; a2; a3; a4; a5; a6").len(), 5);
+    }
+}

@@ -1,0 +1,497 @@
+//! Settings sources, as Claude Code reads them, and their merge.
+//!
+//! Precedence, high to low: managed (`/etc/claude-code/managed-settings.json`, then
+//! `managed-settings.d/*.json` in name order), command line (`--settings FILE`, session
+//! rules), local (`.claude/settings.local.json`), project (`.claude/settings.json`), user
+//! (`~/.claude/settings.json`). Arrays merge across every source; scalars come from the
+//! highest source that sets them. A file that is missing is skipped; a file that does not
+//! parse, or a rule that does not parse, is a [`Diagnostic`] naming the file and the rule,
+//! never a silent drop and never an implicit allow.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use toolgate_core::{PermissionBehavior, PermissionMode, RuleSource};
+
+use crate::PermissionRule;
+
+/// A problem found while loading settings: which file, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The file (or command-line flag) the problem is in.
+    pub origin: String,
+    /// What is wrong, in a sentence.
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.origin, self.message)
+    }
+}
+
+/// One settings document and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsFile {
+    /// Which layer.
+    pub source: RuleSource,
+    /// The file, or a label such as `--allowedTools` for values from flags.
+    pub origin: String,
+    /// The directory `/path` rules in this file are anchored at.
+    pub anchor: PathBuf,
+    /// The parsed JSON object.
+    pub value: Value,
+}
+
+/// Where to look for settings.
+///
+/// ```
+/// use toolgate_permissions::SettingsDiscovery;
+/// let d = SettingsDiscovery::new("/repo").with_home(None).with_managed_dir(None);
+/// let loaded = d.load();
+/// assert!(loaded.files.is_empty());
+/// assert!(loaded.diagnostics.is_empty());
+/// ```
+#[derive(Debug, Clone)]
+pub struct SettingsDiscovery {
+    /// The start directory (project root and cwd).
+    pub cwd: PathBuf,
+    /// The home directory (`None`: no user settings).
+    pub home: Option<PathBuf>,
+    /// The managed settings directory (`None`: none).
+    pub managed_dir: Option<PathBuf>,
+    /// `--settings FILE` arguments, in order.
+    pub settings_files: Vec<PathBuf>,
+    /// Which of user, project and local to read (`--setting-sources`); all by default.
+    pub sources: Vec<RuleSource>,
+}
+
+impl SettingsDiscovery {
+    /// Discovery rooted at `cwd`, with `$HOME` (or `$CLAUDE_CONFIG_DIR`'s parent role) and
+    /// `/etc/claude-code` as Claude Code uses them on Linux.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            managed_dir: Some(PathBuf::from("/etc/claude-code")),
+            settings_files: Vec::new(),
+            sources: vec![RuleSource::UserSettings, RuleSource::ProjectSettings, RuleSource::LocalSettings],
+        }
+    }
+
+    /// Sets the home directory.
+    #[must_use]
+    pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// Sets the managed settings directory.
+    #[must_use]
+    pub fn with_managed_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.managed_dir = dir;
+        self
+    }
+
+    /// Adds a `--settings FILE`.
+    #[must_use]
+    pub fn with_settings_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.settings_files.push(path.into());
+        self
+    }
+
+    /// The user settings directory: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`.
+    fn user_dir(&self) -> Option<PathBuf> {
+        std::env::var_os("CLAUDE_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| self.home.as_ref().map(|h| h.join(".claude")))
+    }
+
+    /// Reads every source, highest precedence first.
+    pub fn load(&self) -> LoadedSettings {
+        let mut loaded = LoadedSettings::default();
+        if let Some(dir) = &self.managed_dir {
+            loaded.read_file(RuleSource::PolicySettings, &dir.join("managed-settings.json"), Path::new("/"));
+            let drop_in = dir.join("managed-settings.d");
+            if let Ok(entries) = std::fs::read_dir(&drop_in) {
+                let mut paths: Vec<PathBuf> = entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                    .collect();
+                paths.sort();
+                for path in paths {
+                    loaded.read_file(RuleSource::PolicySettings, &path, Path::new("/"));
+                }
+            }
+        }
+        for path in &self.settings_files {
+            let anchor = path.parent().map_or_else(|| self.cwd.clone(), Path::to_path_buf);
+            if !loaded.read_file(RuleSource::FlagSettings, path, &anchor) {
+                loaded.diagnostics.push(Diagnostic {
+                    origin: path.display().to_string(),
+                    message: "settings file given with --settings does not exist".to_owned(),
+                });
+            }
+        }
+        let claude = self.cwd.join(".claude");
+        if self.sources.contains(&RuleSource::LocalSettings) {
+            loaded.read_file(RuleSource::LocalSettings, &claude.join("settings.local.json"), &self.cwd);
+        }
+        if self.sources.contains(&RuleSource::ProjectSettings) {
+            loaded.read_file(RuleSource::ProjectSettings, &claude.join("settings.json"), &self.cwd);
+        }
+        if self.sources.contains(&RuleSource::UserSettings)
+            && let Some(user) = self.user_dir()
+        {
+            loaded.read_file(RuleSource::UserSettings, &user.join("settings.json"), &user);
+        }
+        loaded
+    }
+}
+
+/// Every settings document found, highest precedence first, and what went wrong.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedSettings {
+    /// The documents, highest precedence first.
+    pub files: Vec<SettingsFile>,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The precedence of a source for scalar keys (higher wins).
+fn precedence(source: RuleSource) -> u8 {
+    match source {
+        RuleSource::PolicySettings => 6,
+        RuleSource::CliArg | RuleSource::Session => 5,
+        RuleSource::FlagSettings => 4,
+        RuleSource::LocalSettings => 3,
+        RuleSource::ProjectSettings => 2,
+        _ => 1,
+    }
+}
+
+impl LoadedSettings {
+    /// Reads one file; `false` when it does not exist.
+    fn read_file(&mut self, source: RuleSource, path: &Path, anchor: &Path) -> bool {
+        let origin = path.display().to_string();
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+            Err(e) => {
+                self.diagnostics.push(Diagnostic { origin, message: format!("cannot be read: {e}") });
+                return true;
+            }
+        };
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value @ Value::Object(_)) => {
+                self.files.push(SettingsFile { source, origin, anchor: anchor.to_path_buf(), value })
+            }
+            Ok(_) => self.diagnostics.push(Diagnostic { origin, message: "is not a JSON object".to_owned() }),
+            Err(e) => self.diagnostics.push(Diagnostic { origin, message: format!("is not valid JSON: {e}") }),
+        }
+        true
+    }
+
+    /// Adds a document that did not come from a file (e.g. `--settings '{"…"}'` JSON, or
+    /// flags), keeping the order by precedence.
+    pub fn add(&mut self, file: SettingsFile) {
+        let at =
+            self.files.iter().position(|f| precedence(f.source) < precedence(file.source)).unwrap_or(self.files.len());
+        self.files.insert(at, file);
+    }
+
+    /// Adds command-line rules (`--allowedTools` as allow, `--disallowedTools` as deny).
+    pub fn add_cli_rules(&mut self, behavior: PermissionBehavior, rules: &[String], cwd: &Path) {
+        let key = behavior.as_str();
+        let flag = match behavior {
+            PermissionBehavior::Allow => "--allowedTools",
+            PermissionBehavior::Deny => "--disallowedTools",
+            PermissionBehavior::Ask => "--askTools",
+        };
+        self.add(SettingsFile {
+            source: RuleSource::CliArg,
+            origin: flag.to_owned(),
+            anchor: cwd.to_path_buf(),
+            value: serde_json::json!({"permissions": {key: rules}}),
+        });
+    }
+
+    /// The highest-precedence value of a top-level or `permissions.` key.
+    fn scalar<'a>(&'a self, path: &[&str]) -> Option<(&'a SettingsFile, &'a Value)> {
+        self.files.iter().find_map(|f| {
+            let mut v = &f.value;
+            for key in path {
+                v = v.get(key)?;
+            }
+            Some((f, v))
+        })
+    }
+
+    /// The merged permission settings, with diagnostics for anything unusable.
+    pub fn permissions(&self) -> (PermissionSettings, Vec<Diagnostic>) {
+        let mut out = PermissionSettings::default();
+        let mut diagnostics = Vec::new();
+        let managed_only = self
+            .files
+            .iter()
+            .any(|f| f.source == RuleSource::PolicySettings && f.value["allowManagedPermissionRulesOnly"] == true);
+        for file in &self.files {
+            let Some(perms) = file.value.get("permissions") else { continue };
+            if !perms.is_object() {
+                diagnostics.push(Diagnostic {
+                    origin: file.origin.clone(),
+                    message: "`permissions` must be an object".to_owned(),
+                });
+                continue;
+            }
+            let rules_count = ["allow", "ask", "deny"].iter().filter(|k| perms.get(**k).is_some()).count();
+            if managed_only && file.source != RuleSource::PolicySettings && rules_count > 0 {
+                diagnostics.push(Diagnostic {
+                    origin: file.origin.clone(),
+                    message: "permission rules ignored: managed settings set allowManagedPermissionRulesOnly"
+                        .to_owned(),
+                });
+                continue;
+            }
+            for (key, behavior) in [
+                ("deny", PermissionBehavior::Deny),
+                ("ask", PermissionBehavior::Ask),
+                ("allow", PermissionBehavior::Allow),
+            ] {
+                let Some(list) = perms.get(key) else { continue };
+                let Some(items) = list.as_array() else {
+                    diagnostics.push(Diagnostic {
+                        origin: file.origin.clone(),
+                        message: format!("`permissions.{key}` must be an array of rule strings"),
+                    });
+                    continue;
+                };
+                for item in items {
+                    let Some(text) = item.as_str() else {
+                        diagnostics.push(Diagnostic {
+                            origin: file.origin.clone(),
+                            message: format!("`permissions.{key}` entry {item} is not a string; ignored"),
+                        });
+                        continue;
+                    };
+                    match text.parse::<PermissionRule>() {
+                        Ok(rule) => out.rules.push(RuleEntry {
+                            rule,
+                            text: text.to_owned(),
+                            behavior,
+                            source: file.source,
+                            origin: file.origin.clone(),
+                            anchor: file.anchor.clone(),
+                        }),
+                        Err(e) => diagnostics.push(Diagnostic {
+                            origin: file.origin.clone(),
+                            message: format!("{key} rule ignored: {e}"),
+                        }),
+                    }
+                }
+            }
+            if let Some(dirs) = perms.get("additionalDirectories") {
+                match dirs.as_array() {
+                    Some(items) => {
+                        for d in items {
+                            match d.as_str() {
+                                Some(s) => out.additional_directories.push(resolve_dir(s, &file.anchor)),
+                                None => diagnostics.push(Diagnostic {
+                                    origin: file.origin.clone(),
+                                    message: format!("additionalDirectories entry {d} is not a string; ignored"),
+                                }),
+                            }
+                        }
+                    }
+                    None => diagnostics.push(Diagnostic {
+                        origin: file.origin.clone(),
+                        message: "`permissions.additionalDirectories` must be an array".to_owned(),
+                    }),
+                }
+            }
+        }
+        if let Some((file, mode)) = self.scalar(&["permissions", "defaultMode"]) {
+            match mode.as_str().map(str::parse::<PermissionMode>) {
+                Some(Ok(PermissionMode::Auto))
+                    if matches!(file.source, RuleSource::ProjectSettings | RuleSource::LocalSettings) =>
+                {
+                    diagnostics.push(Diagnostic {
+                        origin: file.origin.clone(),
+                        message: "defaultMode \"auto\" is ignored in project and local settings".to_owned(),
+                    })
+                }
+                Some(Ok(mode)) => out.default_mode = Some(mode),
+                Some(Err(e)) => diagnostics.push(Diagnostic { origin: file.origin.clone(), message: e.to_string() }),
+                None => diagnostics.push(Diagnostic {
+                    origin: file.origin.clone(),
+                    message: "`permissions.defaultMode` must be a string".to_owned(),
+                }),
+            }
+        }
+        out.disable_bypass = self.files.iter().any(|f| {
+            f.value.get("permissions").and_then(|p| p.get("disableBypassPermissionsMode")) == Some(&"disable".into())
+        });
+        (out, diagnostics)
+    }
+
+    /// The `hooks` objects of every source, highest precedence first, with their origin
+    /// (for `toolgate-hooks`), and whether hooks are disabled.
+    pub fn hooks(&self) -> (Vec<(&SettingsFile, &Value)>, bool) {
+        let disabled = self.scalar(&["disableAllHooks"]).is_some_and(|(_, v)| v == true);
+        (self.files.iter().filter_map(|f| f.value.get("hooks").map(|h| (f, h))).collect(), disabled)
+    }
+}
+
+fn resolve_dir(dir: &str, anchor: &Path) -> PathBuf {
+    let path = if let Some(rest) = dir.strip_prefix("~/") {
+        std::env::var_os("HOME").map_or_else(|| PathBuf::from(dir), |h| PathBuf::from(h).join(rest))
+    } else {
+        anchor.join(dir)
+    };
+    toolgate_core::normalize_path(&path)
+}
+
+/// One rule with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleEntry {
+    /// The parsed rule.
+    pub rule: PermissionRule,
+    /// The rule as written.
+    pub text: String,
+    /// What it does.
+    pub behavior: PermissionBehavior,
+    /// Its layer.
+    pub source: RuleSource,
+    /// Its file or flag.
+    pub origin: String,
+    /// The directory `/path` specifiers are anchored at.
+    pub anchor: PathBuf,
+}
+
+/// The merged permission settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PermissionSettings {
+    /// Every rule from every source (deny, ask, allow order within each file).
+    pub rules: Vec<RuleEntry>,
+    /// Extra working directories, made absolute.
+    pub additional_directories: Vec<PathBuf>,
+    /// The default mode from the highest source that sets one.
+    pub default_mode: Option<PermissionMode>,
+    /// Whether any source disables bypassPermissions mode.
+    pub disable_bypass: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn write(path: &Path, value: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, value).unwrap();
+    }
+
+    #[test]
+    fn sources_merge_arrays_and_take_scalars_by_precedence() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let repo = tmp.path().join("repo");
+        let managed = tmp.path().join("etc");
+        write(
+            &home.join(".claude/settings.json"),
+            r#"{"permissions": {"allow": ["Bash(ls)"], "defaultMode": "plan", "additionalDirectories": ["~/x"]}}"#,
+        );
+        write(
+            &repo.join(".claude/settings.json"),
+            r#"{"permissions": {"deny": ["Read(./.env)"], "defaultMode": "acceptEdits"}}"#,
+        );
+        write(&repo.join(".claude/settings.local.json"), r#"{"permissions": {"ask": ["Bash(git push:*)"]}}"#);
+        write(&managed.join("managed-settings.json"), r#"{"permissions": {"deny": ["WebFetch"]}}"#);
+        write(
+            &managed.join("managed-settings.d/10-extra.json"),
+            r#"{"permissions": {"disableBypassPermissionsMode": "disable"}}"#,
+        );
+        let loaded = SettingsDiscovery::new(&repo).with_home(Some(home.clone())).with_managed_dir(Some(managed)).load();
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        let sources: Vec<RuleSource> = loaded.files.iter().map(|f| f.source).collect();
+        assert_eq!(
+            sources,
+            [
+                RuleSource::PolicySettings,
+                RuleSource::PolicySettings,
+                RuleSource::LocalSettings,
+                RuleSource::ProjectSettings,
+                RuleSource::UserSettings
+            ]
+        );
+        let (perms, diags) = loaded.permissions();
+        assert!(diags.is_empty());
+        let texts: Vec<&str> = perms.rules.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(texts, ["WebFetch", "Bash(git push:*)", "Read(./.env)", "Bash(ls)"]);
+        assert_eq!(perms.default_mode, Some(PermissionMode::AcceptEdits));
+        assert!(perms.disable_bypass);
+        assert_eq!(perms.rules[3].anchor, home.join(".claude"));
+        assert_eq!(perms.rules[2].anchor, repo);
+    }
+
+    #[test]
+    fn bad_files_and_rules_are_diagnostics_naming_the_file_and_rule() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().to_path_buf();
+        write(&repo.join(".claude/settings.json"), "{not json");
+        write(
+            &repo.join(".claude/settings.local.json"),
+            r#"{"permissions": {"allow": ["Bash(ls", 7, "Read"], "deny": "Bash", "defaultMode": "yolo"}}"#,
+        );
+        let loaded = SettingsDiscovery::new(&repo).with_home(None).with_managed_dir(None).load();
+        assert_eq!(loaded.diagnostics.len(), 1);
+        assert!(loaded.diagnostics[0].origin.ends_with("settings.json"));
+        let (perms, diags) = loaded.permissions();
+        assert_eq!(perms.rules.len(), 1, "only the good rule survives");
+        assert_eq!(perms.rules[0].text, "Read");
+        let messages: Vec<String> = diags.iter().map(ToString::to_string).collect();
+        assert!(messages.iter().any(|m| m.contains("settings.local.json") && m.contains("'Bash(ls'")), "{messages:?}");
+        assert!(messages.iter().any(|m| m.contains("entry 7")));
+        assert!(messages.iter().any(|m| m.contains("permissions.deny` must be an array")));
+        assert!(messages.iter().any(|m| m.contains("unknown permission mode 'yolo'")));
+    }
+
+    #[test]
+    fn cli_rules_rank_above_files_and_managed_only_ignores_the_rest() {
+        let mut loaded = LoadedSettings::default();
+        loaded.add(SettingsFile {
+            source: RuleSource::ProjectSettings,
+            origin: "p".into(),
+            anchor: "/r".into(),
+            value: json!({"permissions": {"allow": ["Read"]}}),
+        });
+        loaded.add_cli_rules(PermissionBehavior::Deny, &["Bash".to_owned()], Path::new("/r"));
+        assert_eq!(loaded.files[0].origin, "--disallowedTools");
+        loaded.add(SettingsFile {
+            source: RuleSource::PolicySettings,
+            origin: "m".into(),
+            anchor: "/".into(),
+            value: json!({"allowManagedPermissionRulesOnly": true, "permissions": {"deny": ["Write"]}}),
+        });
+        let (perms, diags) = loaded.permissions();
+        assert_eq!(perms.rules.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(), ["Write"]);
+        assert_eq!(diags.len(), 2);
+    }
+
+    #[test]
+    fn hooks_are_collected_from_every_source() {
+        let mut loaded = LoadedSettings::default();
+        for (source, origin) in [(RuleSource::UserSettings, "u"), (RuleSource::ProjectSettings, "p")] {
+            loaded.add(SettingsFile {
+                source,
+                origin: origin.into(),
+                anchor: "/".into(),
+                value: json!({"hooks": {"PreToolUse": []}, "disableAllHooks": origin == "u"}),
+            });
+        }
+        let (hooks, disabled) = loaded.hooks();
+        assert_eq!(hooks.iter().map(|(f, _)| f.origin.as_str()).collect::<Vec<_>>(), ["p", "u"]);
+        assert!(!disabled, "the project's false outranks the user's true");
+    }
+}
