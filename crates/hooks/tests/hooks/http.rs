@@ -1,0 +1,111 @@
+//! http hooks against a real HTTP/1.1 server on loopback that the test starts.
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use toolgate_hooks::{HookBehavior, RunStatus};
+
+use crate::support::{Project, cancel, settings};
+
+/// What the server received.
+struct Request {
+    head: String,
+    body: Value,
+}
+
+/// Serves one request with `status` and `body`; returns the URL and the request it saw.
+async fn serve_once(status: &'static str, reply: &'static str) -> (String, oneshot::Receiver<Request>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hooks/pre-tool-use", listener.local_addr().unwrap());
+    let (tx, rx) = oneshot::channel();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut data = Vec::new();
+        let mut buf = [0_u8; 4096];
+        let (head, body) = loop {
+            let n = socket.read(&mut buf).await.unwrap();
+            assert!(n > 0, "connection closed before the request was complete");
+            data.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&data).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head
+                    .lines()
+                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .unwrap_or(0);
+                if body.len() >= length {
+                    break (head.to_owned(), body[..length].to_owned());
+                }
+            }
+        };
+        let response = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+            reply.len()
+        );
+        socket.write_all(response.as_bytes()).await.unwrap();
+        socket.shutdown().await.ok();
+        let _ = tx.send(Request { head, body: serde_json::from_str(&body).unwrap() });
+    });
+    (url, rx)
+}
+
+#[tokio::test]
+async fn http_hooks_post_the_event_and_only_allowed_variables_reach_headers() {
+    let p = Project::new();
+    let (url, request) = serve_once(
+        "200 OK",
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "from http"}}"#,
+    )
+    .await;
+    let handler = json!({
+        "type": "http",
+        "url": url,
+        "timeout": 30,
+        "headers": {"Authorization": "Bearer $HOME", "X-Leak": "[${PATH}]"},
+        "allowedEnvVars": ["HOME"]
+    });
+    let runner = p.runner(settings("PreToolUse", "Bash", json!([handler])));
+    let out = runner.pre_tool_use(&p.bash("curl evil"), &cancel()).await;
+    let decision = out.decision.unwrap();
+    assert_eq!((decision.behavior, decision.reason.as_deref()), (HookBehavior::Deny, Some("from http")));
+    assert!(decision.hook.http);
+
+    let request = request.await.unwrap();
+    let head = request.head.to_ascii_lowercase();
+    assert!(head.starts_with("post /hooks/pre-tool-use http/1.1"), "{head}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    let home = std::env::var("HOME").unwrap().to_ascii_lowercase();
+    assert!(head.contains(&format!("authorization: bearer {home}")), "{head}");
+    assert!(head.contains("x-leak: []"), "PATH is not allowed, so it is empty: {head}");
+    assert_eq!(request.body["hook_event_name"], "PreToolUse");
+    assert_eq!(request.body["tool_input"], json!({"command": "curl evil"}));
+}
+
+#[tokio::test]
+async fn http_errors_do_not_block() {
+    let p = Project::new();
+    let (url, _request) = serve_once("500 Internal Server Error", r#"{"decision": "block"}"#).await;
+    let runner = p.runner(settings("PreToolUse", "Bash", json!([{"type": "http", "url": url}])));
+    let out = runner.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert!(out.decision.is_none() && out.blocked.is_none());
+    assert_eq!(out.errors[0].message, "status 500 Internal Server Error");
+
+    // Nothing listens on this port any more.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let closed = format!("http://{}/", listener.local_addr().unwrap());
+    drop(listener);
+    let runner = p.runner(settings("PreToolUse", "Bash", json!([{"type": "http", "url": closed}])));
+    let out = runner.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert_eq!(out.runs[0].status, RunStatus::Failed);
+    assert!(out.errors[0].message.starts_with("request failed: "), "{}", out.errors[0].message);
+}
+
+#[tokio::test]
+async fn http_plain_text_is_context() {
+    let p = Project::new();
+    let (url, _request) = serve_once("200 OK", "remember the style guide").await;
+    let runner = p.runner(settings("PreToolUse", "Bash", json!([{"type": "http", "url": url}])));
+    let out = runner.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert_eq!(out.context_text().as_deref(), Some("remember the style guide"));
+}
