@@ -1,6 +1,12 @@
 //! toolgate's integration tests: one binary, one module per area.
 //!
+//! - `pipeline`: sessions built from real settings files, with real hook processes and
+//!   real child processes;
 //! - `tidy`: repository-wide source checks (module docs, the one process helper, no
 //!   `todo!`), run as ordinary tests so that `cargo xtask ci` enforces them.
 
+// A test binary: a failed unwrap is a failed assertion with a backtrace.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod pipeline;
 mod tidy;

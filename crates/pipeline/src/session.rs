@@ -1,0 +1,915 @@
+//! [`Session`]: runs a message's tool calls through the seven steps and returns one result
+//! per call, in order.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use toolgate_core::{
+    AppState, BudgetEntry, CancellationToken, ContentBlock, ContextChange, DEFAULT_MESSAGE_BUDGET, DynTool, Extensions,
+    FileStateCache, InterruptBehavior, PermissionBehavior, PermissionDecision, PermissionMode, Progress, ProgressSink,
+    ResultLimit, ResultStore, ToolContext, ToolError, ToolErrorKind, ToolOutput, ToolPool, canonical_tool_name,
+    empty_result_text,
+};
+use toolgate_hooks::{HookRunner, HookSource, HooksConfig, SourceKind};
+use toolgate_permissions::{Classifier, LoadedSettings, PermissionEngine, Prompter, SettingsDiscovery};
+
+use crate::dispatch::{HookCall, HookDispatch};
+use crate::hook_adapter::RunnerHooks;
+use crate::{ToolCall, ToolResultBlock, plan_batches};
+
+/// What happened, for UIs, as it happens.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A call passed lookup and validation and is about to run its hooks.
+    CallStarted {
+        /// The call.
+        tool_use_id: String,
+        /// Its tool.
+        tool_name: String,
+        /// One line for people.
+        summary: String,
+    },
+    /// A running call reported progress.
+    Progress(Progress),
+    /// The permission engine decided.
+    PermissionDecided {
+        /// The call.
+        tool_use_id: String,
+        /// The decision and its reason.
+        decision: PermissionDecision,
+    },
+    /// A hook event ran and said something.
+    HookOutcome {
+        /// The call.
+        tool_use_id: String,
+        /// `PreToolUse`, `PostToolUse` or `PostToolUseFailure`.
+        event: &'static str,
+        /// What it said.
+        detail: String,
+    },
+    /// A call finished.
+    CallFinished {
+        /// The call.
+        tool_use_id: String,
+        /// Its tool (as the model named it when lookup failed).
+        tool_name: String,
+        /// Wall time through all steps.
+        duration: Duration,
+        /// The error kind, when the result is an error.
+        error_kind: Option<ToolErrorKind>,
+    },
+}
+
+/// Where events go.
+pub type EventSink = Arc<dyn Fn(Event) + Send + Sync>;
+
+/// Per-tool counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolStats {
+    /// Calls that reached the tool's lookup.
+    pub calls: u64,
+    /// Error results by kind.
+    pub errors: BTreeMap<String, u64>,
+    /// Total wall time.
+    pub total: Duration,
+    /// The slowest call.
+    pub max: Duration,
+}
+
+/// The mutable part of a session: what tools change between calls.
+#[derive(Debug, Clone)]
+struct State {
+    cwd: PathBuf,
+    roots: Vec<PathBuf>,
+    mode: PermissionMode,
+}
+
+struct Inner {
+    pool: Arc<ToolPool>,
+    engine: Arc<PermissionEngine>,
+    hooks: Option<Arc<dyn HookDispatch>>,
+    state: Mutex<State>,
+    file_state: Arc<FileStateCache>,
+    results: Arc<ResultStore>,
+    app_state: AppState,
+    extensions: Extensions,
+    session_id: String,
+    max_concurrency: usize,
+    budget: usize,
+    stats: Mutex<BTreeMap<String, ToolStats>>,
+    stop: Mutex<Option<String>>,
+    diagnostics: Vec<String>,
+}
+
+/// A tool-running session: one pool, one permission engine, hooks, and the state calls
+/// share (working directory, mode, file-state cache, result folder).
+///
+/// Every call of a message goes through seven steps, in this order:
+///
+/// 1. **Lookup**: exact name, alias, legacy name; an unknown tool is an error naming the
+///    closest tool names.
+/// 2. **Schema**: the raw input is checked against the tool's JSON Schema (strings that
+///    hold numbers or booleans are coerced); every violation is reported.
+/// 3. **Custom validation** (`validate_input`), then a **normalized copy** (absolute
+///    paths). The model's original input is never changed. An invalid call stops here: it
+///    never reaches hooks, permission or a prompt.
+/// 4. **PreToolUse hooks**: a block stops the call; a rewritten input goes through steps
+///    2 and 3 again; a decision is handed to step 5.
+/// 5. **Permission**: the layered engine (rules, safety, hooks' decision, mode,
+///    classifier, person); anything but allow stops the call with the reason.
+/// 6. **Execute**, under the message's cancellation; a panic becomes an `internal` error.
+/// 7. **PostToolUse** (or **PostToolUseFailure**) hooks: may block, add context, or
+///    replace the output.
+///
+/// Consecutive concurrency-safe calls run together (at most `max_concurrency` at once);
+/// any other call runs alone. Results come back in the calls' order, and the message's
+/// results share a size budget.
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<Inner>,
+}
+
+/// Builds a [`Session`].
+pub struct SessionBuilder {
+    pool: Option<Arc<ToolPool>>,
+    builtin: Vec<DynTool>,
+    mcp: Vec<DynTool>,
+    settings: Option<LoadedSettings>,
+    prompter: Option<Arc<dyn Prompter>>,
+    classifier: Option<Arc<dyn Classifier>>,
+    mode_set: bool,
+    engine: Option<Arc<PermissionEngine>>,
+    hooks: Option<Arc<dyn HookDispatch>>,
+    cwd: PathBuf,
+    roots: Vec<PathBuf>,
+    mode: PermissionMode,
+    results_dir: Option<PathBuf>,
+    file_state: Option<Arc<FileStateCache>>,
+    extensions: Extensions,
+    session_id: String,
+    max_concurrency: usize,
+    budget: usize,
+}
+
+/// The default bound on concurrently running calls.
+pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
+
+impl SessionBuilder {
+    /// A ready pool (the caller has applied any filters).
+    #[must_use]
+    pub fn pool(mut self, pool: impl Into<Arc<ToolPool>>) -> Self {
+        self.pool = Some(pool.into());
+        self
+    }
+
+    /// Built-in tools; the pool is assembled at `build`, without the tools a bare deny rule
+    /// removes.
+    #[must_use]
+    pub fn builtin_tools(mut self, tools: impl IntoIterator<Item = DynTool>) -> Self {
+        self.builtin.extend(tools);
+        self
+    }
+
+    /// MCP tools, assembled like [`Self::builtin_tools`] after the built-ins.
+    #[must_use]
+    pub fn mcp_tools(mut self, tools: impl IntoIterator<Item = DynTool>) -> Self {
+        self.mcp.extend(tools);
+        self
+    }
+
+    /// Reads the settings Claude Code reads for `cwd` (managed, user, project, local) and
+    /// makes `cwd` the working directory. Rules, `defaultMode`, `additionalDirectories` and
+    /// hooks come from them; problems are in [`Session::diagnostics`].
+    #[must_use]
+    pub fn discover(self, cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        let loaded = SettingsDiscovery::new(&cwd).load();
+        self.cwd(cwd).settings(loaded)
+    }
+
+    /// Uses settings already loaded (e.g. with `--settings` files added).
+    #[must_use]
+    pub fn settings(mut self, settings: LoadedSettings) -> Self {
+        self.settings = Some(settings);
+        self
+    }
+
+    /// The person who answers permission prompts (none: asks are denied with a message
+    /// naming the rule that would allow the call).
+    #[must_use]
+    pub fn prompter(mut self, prompter: Arc<dyn Prompter>) -> Self {
+        self.prompter = Some(prompter);
+        self
+    }
+
+    /// A classifier for asks nothing else settled.
+    #[must_use]
+    pub fn classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
+        self.classifier = Some(classifier);
+        self
+    }
+
+    /// The permission engine (default: no rules, so reads inside the roots and read-only
+    /// commands run and everything else asks; with no prompter, asks are denied).
+    #[must_use]
+    pub fn engine(mut self, engine: impl Into<Arc<PermissionEngine>>) -> Self {
+        self.engine = Some(engine.into());
+        self
+    }
+
+    /// The hooks.
+    #[must_use]
+    pub fn hooks(mut self, hooks: Arc<dyn HookDispatch>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// The working directory (also the first root).
+    #[must_use]
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = toolgate_core::normalize_path(&cwd.into());
+        self
+    }
+
+    /// Another directory calls may work in.
+    #[must_use]
+    pub fn add_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.roots.push(root.into());
+        self
+    }
+
+    /// The starting permission mode.
+    #[must_use]
+    pub fn mode(mut self, mode: PermissionMode) -> Self {
+        self.mode = mode;
+        self.mode_set = true;
+        self
+    }
+
+    /// Where large results are persisted (default: a folder per session in the temp dir).
+    #[must_use]
+    pub fn results_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.results_dir = Some(dir.into());
+        self
+    }
+
+    /// A file-state cache to share (e.g. restored from a session dir).
+    #[must_use]
+    pub fn file_state(mut self, cache: Arc<FileStateCache>) -> Self {
+        self.file_state = Some(cache);
+        self
+    }
+
+    /// Host services for tools.
+    #[must_use]
+    pub fn extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// The session id.
+    #[must_use]
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = id.into();
+        self
+    }
+
+    /// At most this many calls run at once (at least 1).
+    #[must_use]
+    pub fn max_concurrency(mut self, n: usize) -> Self {
+        self.max_concurrency = n.max(1);
+        self
+    }
+
+    /// The per-message result budget in characters.
+    #[must_use]
+    pub fn message_budget(mut self, chars: usize) -> Self {
+        self.budget = chars;
+        self
+    }
+
+    /// The session.
+    pub fn build(self) -> Session {
+        let session_id = if self.session_id.is_empty() { new_session_id() } else { self.session_id.clone() };
+        let results_dir = self
+            .results_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("toolgate").join(&session_id).join("tool-results"));
+        let results = Arc::new(ResultStore::new(results_dir));
+        let mut diagnostics = Vec::new();
+        let mut roots = vec![self.cwd.clone()];
+        roots.extend(self.roots.iter().map(|r| toolgate_core::normalize_path(r)));
+        let mut mode = self.mode;
+
+        let (permission_settings, hooks_config) = match &self.settings {
+            Some(loaded) => {
+                diagnostics.extend(loaded.diagnostics.iter().map(ToString::to_string));
+                let (settings, diags) = loaded.permissions();
+                diagnostics.extend(diags.iter().map(ToString::to_string));
+                if !self.mode_set
+                    && let Some(default) = settings.default_mode
+                {
+                    mode = default;
+                }
+                for dir in &settings.additional_directories {
+                    if !roots.contains(dir) {
+                        roots.push(dir.clone());
+                    }
+                }
+                (settings, Some(hooks_config(loaded)))
+            }
+            None => (Default::default(), None),
+        };
+        let runner_hooks = hooks_config.map(|config| {
+            diagnostics.extend(config.diagnostics().iter().map(ToString::to_string));
+            let runner = HookRunner::new(config, self.cwd.clone()).with_result_store(results.clone());
+            Arc::new(RunnerHooks::new(Arc::new(runner), session_id.clone(), String::new()))
+        });
+        let engine = self.engine.clone().unwrap_or_else(|| {
+            let mut builder = PermissionEngine::builder(permission_settings)
+                .cwd(self.cwd.clone())
+                .local_settings(self.cwd.join(".claude").join("settings.local.json"));
+            if let Some(p) = &self.prompter {
+                builder = builder.prompter(p.clone());
+            }
+            if let Some(c) = &self.classifier {
+                builder = builder.classifier(c.clone());
+            }
+            if let Some(h) = &runner_hooks {
+                builder = builder.request_hooks(h.clone());
+            }
+            Arc::new(builder.build())
+        });
+        diagnostics.extend(engine.diagnostics().iter().map(ToString::to_string));
+        let hooks: Option<Arc<dyn HookDispatch>> =
+            self.hooks.clone().or_else(|| runner_hooks.map(|h| h as Arc<dyn HookDispatch>));
+        let pool = self.pool.clone().unwrap_or_else(|| {
+            let removes = engine.clone();
+            Arc::new(
+                ToolPool::builder()
+                    .builtins(self.builtin.iter().cloned())
+                    .mcps(self.mcp.iter().cloned())
+                    .filter(move |t| !removes.removes_tool(t.name()))
+                    .defer_mode(toolgate_core::DeferMode::from_env())
+                    .build(),
+            )
+        });
+        Session {
+            inner: Arc::new(Inner {
+                pool,
+                engine,
+                hooks,
+                state: Mutex::new(State { cwd: self.cwd, roots, mode }),
+                file_state: self.file_state.unwrap_or_default(),
+                results,
+                app_state: AppState::default(),
+                extensions: self.extensions,
+                session_id,
+                max_concurrency: self.max_concurrency,
+                budget: self.budget,
+                stats: Mutex::new(BTreeMap::new()),
+                stop: Mutex::new(None),
+                diagnostics,
+            }),
+        }
+    }
+}
+
+/// The hooks of every settings source, lowest precedence first, so that later sources
+/// (and managed settings last) have the final word on `disableAllHooks`.
+fn hooks_config(loaded: &LoadedSettings) -> HooksConfig {
+    let mut builder = HooksConfig::builder();
+    for file in loaded.files.iter().rev() {
+        let kind = match file.source {
+            toolgate_core::RuleSource::UserSettings => SourceKind::User,
+            toolgate_core::RuleSource::ProjectSettings => SourceKind::Project,
+            toolgate_core::RuleSource::LocalSettings => SourceKind::Local,
+            toolgate_core::RuleSource::PolicySettings => SourceKind::Managed,
+            toolgate_core::RuleSource::FlagSettings => SourceKind::Flag,
+            _ => SourceKind::Session,
+        };
+        builder = builder.add(HookSource::new(kind, &file.origin), &file.value);
+    }
+    builder.build()
+}
+
+fn new_session_id() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{:x}-{:x}", std::process::id(), nanos)
+}
+
+/// The concurrency bound from `TOOLGATE_MAX_TOOL_CONCURRENCY`, else the default.
+fn concurrency_from_env() -> usize {
+    std::env::var("TOOLGATE_MAX_TOOL_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_MAX_CONCURRENCY)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What one call produced.
+struct Report {
+    result: ToolResultBlock,
+    tool_name: String,
+    persist: bool,
+    change: Option<ContextChange>,
+    error_kind: Option<ToolErrorKind>,
+    duration: Duration,
+    counted: bool,
+}
+
+/// Why a call was cut short by cancellation.
+#[derive(Clone)]
+struct Cancels {
+    user: CancellationToken,
+    batch: CancellationToken,
+}
+
+impl Session {
+    /// A builder rooted at the process's current directory, with no tools.
+    pub fn builder() -> SessionBuilder {
+        SessionBuilder {
+            pool: None,
+            builtin: Vec::new(),
+            mcp: Vec::new(),
+            settings: None,
+            prompter: None,
+            classifier: None,
+            mode_set: false,
+            engine: None,
+            hooks: None,
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            roots: Vec::new(),
+            mode: PermissionMode::Default,
+            results_dir: None,
+            file_state: None,
+            extensions: Extensions::default(),
+            session_id: String::new(),
+            max_concurrency: concurrency_from_env(),
+            budget: DEFAULT_MESSAGE_BUDGET,
+        }
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &Arc<ToolPool> {
+        &self.inner.pool
+    }
+
+    /// The permission engine.
+    pub fn engine(&self) -> &Arc<PermissionEngine> {
+        &self.inner.engine
+    }
+
+    /// The current working directory.
+    pub fn cwd(&self) -> PathBuf {
+        lock(&self.inner.state).cwd.clone()
+    }
+
+    /// The current permission mode.
+    pub fn mode(&self) -> PermissionMode {
+        lock(&self.inner.state).mode
+    }
+
+    /// Changes the permission mode.
+    pub fn set_mode(&self, mode: PermissionMode) {
+        lock(&self.inner.state).mode = mode;
+    }
+
+    /// The file-state cache.
+    pub fn file_state(&self) -> &Arc<FileStateCache> {
+        &self.inner.file_state
+    }
+
+    /// The result store.
+    pub fn results(&self) -> &Arc<ResultStore> {
+        &self.inner.results
+    }
+
+    /// Per-tool statistics so far.
+    pub fn stats(&self) -> BTreeMap<String, ToolStats> {
+        lock(&self.inner.stats).clone()
+    }
+
+    /// Problems found in settings, rules and hooks while building the session.
+    pub fn diagnostics(&self) -> &[String] {
+        &self.inner.diagnostics
+    }
+
+    /// The reason a hook asked the session to stop (`continue: false`), if one did.
+    pub fn stop_reason(&self) -> Option<String> {
+        lock(&self.inner.stop).clone()
+    }
+
+    /// A context for a call: the session's current state.
+    pub fn context(&self) -> ToolContext {
+        let state = lock(&self.inner.state).clone();
+        let mut ctx = ToolContext::new(&state.cwd);
+        ctx.roots = state.roots;
+        ctx.permission_mode = state.mode;
+        ctx.session_id = self.inner.session_id.clone();
+        ctx.file_state = self.inner.file_state.clone();
+        ctx.results = self.inner.results.clone();
+        ctx.pool = Some(self.inner.pool.clone());
+        ctx.app_state = self.inner.app_state.clone();
+        ctx.extensions = self.inner.extensions.clone();
+        ctx
+    }
+
+    /// Runs a message's calls: exactly one result per call, in the calls' order.
+    pub async fn run_message(&self, calls: Vec<ToolCall>) -> Vec<ToolResultBlock> {
+        self.run_message_with(calls, CancellationToken::new(), None).await
+    }
+
+    /// Runs a message's calls under a cancellation token, reporting [`Event`]s.
+    pub async fn run_message_with(
+        &self,
+        calls: Vec<ToolCall>,
+        cancel: CancellationToken,
+        events: Option<EventSink>,
+    ) -> Vec<ToolResultBlock> {
+        let batches = plan_batches(&self.inner.pool, &calls);
+        let mut reports: Vec<Option<Report>> = (0..calls.len()).map(|_| None).collect();
+        let calls: Vec<Arc<ToolCall>> = calls.into_iter().map(Arc::new).collect();
+        for batch in batches {
+            let cancels = Cancels { user: cancel.clone(), batch: cancel.child_token() };
+            let base = self.context();
+            let semaphore = Arc::new(Semaphore::new(if batch.concurrent { self.inner.max_concurrency } else { 1 }));
+            let mut set = JoinSet::new();
+            let mut spawned = HashMap::new();
+            for index in batch.calls.clone() {
+                let call = calls[index].clone();
+                if cancel.is_cancelled() {
+                    reports[index] = Some(cancelled_report(&call, "cancelled by the user before it started"));
+                    continue;
+                }
+                let inner = self.inner.clone();
+                let (base, cancels, semaphore, events) =
+                    (base.clone(), cancels.clone(), semaphore.clone(), events.clone());
+                let task_call = call.clone();
+                let handle = set.spawn(async move {
+                    let _permit = semaphore.acquire_owned().await;
+                    run_call(inner, task_call, base, cancels, events).await
+                });
+                spawned.insert(handle.id(), (index, call, Instant::now()));
+            }
+            // Each call is its own task: a panic anywhere in its steps fails only that call.
+            while let Some(joined) = set.join_next_with_id().await {
+                let (id, outcome) = match joined {
+                    Ok((id, report)) => (id, Ok(report)),
+                    Err(e) => (e.id(), Err(e)),
+                };
+                let Some((index, call, started)) = spawned.remove(&id) else { continue };
+                let report = outcome.unwrap_or_else(|e| panic_report(&call, &e, started.elapsed()));
+                let failed_bash = report.result.is_error
+                    && canonical_tool_name(&report.tool_name) == "Bash"
+                    && report.error_kind != Some(ToolErrorKind::Cancelled);
+                if batch.concurrent && failed_bash {
+                    cancels.batch.cancel();
+                }
+                if let Some(sink) = &events {
+                    sink(Event::CallFinished {
+                        tool_use_id: report.result.tool_use_id.clone(),
+                        tool_name: report.tool_name.clone(),
+                        duration: report.duration,
+                        error_kind: report.error_kind,
+                    });
+                }
+                reports[index] = Some(report);
+            }
+            // Context changes apply in call order, after the batch.
+            for index in batch.calls.clone() {
+                if let Some(change) = reports[index].as_ref().and_then(|r| r.change.clone()) {
+                    self.apply(change);
+                }
+            }
+        }
+        let mut reports: Vec<Report> = reports
+            .into_iter()
+            .zip(&calls)
+            .map(|(r, call)| {
+                r.unwrap_or_else(|| {
+                    let err = ToolError::internal("the call's task ended without a result");
+                    error_report(call, &err, Duration::ZERO)
+                })
+            })
+            .collect();
+        self.record_stats(&reports);
+        self.apply_budget(&mut reports);
+        reports.into_iter().map(|r| r.result).collect()
+    }
+
+    fn apply(&self, change: ContextChange) {
+        let mut state = lock(&self.inner.state);
+        match change {
+            ContextChange::Cwd(dir) => state.cwd = toolgate_core::normalize_path(&dir),
+            ContextChange::PermissionMode(mode) => state.mode = mode,
+            ContextChange::AddRoot(dir) => {
+                let dir = toolgate_core::normalize_path(&dir);
+                if !state.roots.contains(&dir) {
+                    state.roots.push(dir);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn record_stats(&self, reports: &[Report]) {
+        let mut stats = lock(&self.inner.stats);
+        for r in reports.iter().filter(|r| r.counted) {
+            let entry = stats.entry(r.tool_name.clone()).or_default();
+            entry.calls += 1;
+            entry.total += r.duration;
+            entry.max = entry.max.max(r.duration);
+            if let Some(kind) = r.error_kind {
+                *entry.errors.entry(kind.as_str().to_owned()).or_default() += 1;
+            }
+        }
+    }
+
+    fn apply_budget(&self, reports: &mut [Report]) {
+        let mut entries: Vec<BudgetEntry> = reports
+            .iter()
+            .map(|r| BudgetEntry {
+                tool_use_id: r.result.tool_use_id.clone(),
+                tool_name: r.tool_name.clone(),
+                content: r.result.content.clone(),
+                persistable: r.persist && !r.result.is_error,
+            })
+            .collect();
+        self.inner.results.enforce_budget(&mut entries, self.inner.budget);
+        for (report, entry) in reports.iter_mut().zip(entries) {
+            report.result.content = entry.content;
+        }
+    }
+}
+
+fn error_report(call: &ToolCall, err: &ToolError, duration: Duration) -> Report {
+    Report {
+        result: ToolResultBlock::error(&call.id, err),
+        tool_name: call.name.clone(),
+        persist: false,
+        change: None,
+        error_kind: Some(err.kind()),
+        duration,
+        counted: true,
+    }
+}
+
+fn cancelled_report(call: &ToolCall, why: &str) -> Report {
+    let err = ToolError::cancelled(format!("{} was {why}; it did not run.", call.name))
+        .with_hint("Wait for the user's direction before trying again.");
+    Report { counted: false, ..error_report(call, &err, Duration::ZERO) }
+}
+
+fn panic_report(call: &ToolCall, error: &tokio::task::JoinError, duration: Duration) -> Report {
+    let err = if error.is_panic() {
+        ToolError::internal(format!(
+            "{} failed with an internal error (a panic inside toolgate or the tool)",
+            call.name
+        ))
+        .with_hint("This is a bug, not a problem with your input; try a different approach.")
+    } else {
+        ToolError::cancelled(format!("{} was cancelled", call.name))
+    };
+    error_report(call, &err, duration)
+}
+
+/// The seven steps for one call.
+async fn run_call(
+    inner: Arc<Inner>,
+    call: Arc<ToolCall>,
+    mut ctx: ToolContext,
+    cancels: Cancels,
+    events: Option<EventSink>,
+) -> Report {
+    let started = Instant::now();
+    let emit = |event: Event| {
+        if let Some(sink) = &events {
+            sink(event);
+        }
+    };
+    ctx.tool_use_id = call.id.clone();
+    if let Some(sink) = events.clone() {
+        ctx.progress = ProgressSink::new(move |p| sink(Event::Progress(p)));
+    }
+
+    // 1. Lookup.
+    let Some(tool) = inner.pool.get(&call.name).cloned() else {
+        let closest = inner.pool.closest_names(&call.name);
+        let err =
+            ToolError::not_found(format!("No such tool available: {}.", call.name)).with_hint(if closest.is_empty() {
+                "Use one of the tools in your tool list.".to_owned()
+            } else {
+                format!("Did you mean {}?", closest.join(", "))
+            });
+        return Report { counted: false, ..error_report(&call, &err, started.elapsed()) };
+    };
+    let name = tool.name().to_owned();
+    let fail = |err: ToolError| Report { tool_name: name.clone(), ..error_report(&call, &err, started.elapsed()) };
+
+    // 2 and 3. Schema, custom validation, normalized copy.
+    let mut input = match validate(&inner, &tool, &call.input, &ctx).await {
+        Ok(input) => input,
+        Err(err) => return fail(err),
+    };
+    emit(Event::CallStarted {
+        tool_use_id: call.id.clone(),
+        tool_name: name.clone(),
+        summary: tool.render_use(&input),
+    });
+
+    // 4. PreToolUse hooks.
+    let mut additional_context = Vec::new();
+    let mut hook_verdict = None;
+    if let Some(hooks) = &inner.hooks {
+        let outcome =
+            hooks.pre_tool_use(HookCall { tool_name: &name, tool_use_id: &call.id, input: &input, ctx: &ctx }).await;
+        for notice in &outcome.notices {
+            emit(Event::HookOutcome { tool_use_id: call.id.clone(), event: "PreToolUse", detail: notice.clone() });
+        }
+        if let Some(reason) = &outcome.stop {
+            lock(&inner.stop).get_or_insert_with(|| reason.clone());
+        }
+        if let Some(reason) = outcome.blocked {
+            emit(Event::HookOutcome {
+                tool_use_id: call.id.clone(),
+                event: "PreToolUse",
+                detail: format!("blocked: {reason}"),
+            });
+            return fail(ToolError::permission(format!("A PreToolUse hook blocked this call: {reason}")));
+        }
+        additional_context.extend(outcome.additional_context);
+        if let Some(updated) = outcome.updated_input {
+            emit(Event::HookOutcome {
+                tool_use_id: call.id.clone(),
+                event: "PreToolUse",
+                detail: "rewrote the input".into(),
+            });
+            input = match validate(&inner, &tool, &updated, &ctx).await {
+                Ok(input) => input,
+                Err(err) => {
+                    let msg =
+                        format!("A PreToolUse hook rewrote the input into one that is invalid: {}", err.message());
+                    return fail(ToolError::invalid_input(msg));
+                }
+            };
+        }
+        hook_verdict = outcome.decision;
+    }
+
+    // 5. Permission.
+    let decided = inner.engine.decide(&*tool, &input, &ctx, hook_verdict.as_ref()).await;
+    emit(Event::PermissionDecided { tool_use_id: call.id.clone(), decision: decided.decision.clone() });
+    if decided.decision.behavior != PermissionBehavior::Allow {
+        return fail(ToolError::permission(decided.decision.message.clone()));
+    }
+    if let Some(updated) = decided.updated_input {
+        input = match validate(&inner, &tool, &updated, &ctx).await {
+            Ok(input) => input,
+            Err(err) => {
+                let msg =
+                    format!("A PermissionRequest hook rewrote the input into one that is invalid: {}", err.message());
+                return fail(ToolError::invalid_input(msg));
+            }
+        };
+    }
+
+    // 6. Execute.
+    let outcome = execute(&tool, input.clone(), &ctx, &cancels).await;
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+
+    // 7. PostToolUse / PostToolUseFailure.
+    let hook_call = HookCall { tool_name: &name, tool_use_id: &call.id, input: &input, ctx: &ctx };
+    match outcome {
+        Ok(output) => {
+            let mut content = output_content(&name, &output);
+            if let Some(hooks) = &inner.hooks {
+                let response = output.structured.clone().unwrap_or_else(|| Value::String(output.to_text()));
+                let post = hooks.post_tool_use(hook_call, &response, elapsed_ms).await;
+                if let Some(reason) = &post.stop {
+                    lock(&inner.stop).get_or_insert_with(|| reason.clone());
+                }
+                if let Some(updated) = post.updated_output {
+                    content = replacement_content(updated);
+                }
+                additional_context.extend(post.additional_context);
+                if let Some(reason) = post.blocked {
+                    additional_context.push(format!("PostToolUse hook feedback: {reason}"));
+                }
+            }
+            let limit = tool.max_result_size_chars();
+            let mut content = inner.results.apply_threshold(&call.id, limit, content);
+            content.extend(additional_context.into_iter().map(|c| ContentBlock::text(hook_context(&c))));
+            Report {
+                result: ToolResultBlock::ok(&call.id, content),
+                tool_name: name,
+                persist: limit != ResultLimit::Never,
+                change: output.context_change,
+                error_kind: None,
+                duration: started.elapsed(),
+                counted: true,
+            }
+        }
+        Err(err) => {
+            let mut result = ToolResultBlock::error(&call.id, &err);
+            if let Some(hooks) = &inner.hooks {
+                let is_interrupt = err.kind() == ToolErrorKind::Cancelled;
+                let text = err.to_model_text();
+                let post = hooks.post_tool_use_failure(hook_call, &text, is_interrupt, elapsed_ms).await;
+                additional_context.extend(post.additional_context);
+                if let Some(reason) = post.blocked {
+                    additional_context.push(format!("PostToolUseFailure hook feedback: {reason}"));
+                }
+            }
+            result.content.extend(additional_context.into_iter().map(|c| ContentBlock::text(hook_context(&c))));
+            Report {
+                result,
+                tool_name: name,
+                persist: false,
+                change: None,
+                error_kind: Some(err.kind()),
+                duration: started.elapsed(),
+                counted: true,
+            }
+        }
+    }
+}
+
+/// Steps 2 and 3: the schema, the tool's own validation, and the normalized copy.
+async fn validate(inner: &Inner, tool: &DynTool, raw: &Value, ctx: &ToolContext) -> Result<Value, ToolError> {
+    let schema = inner.pool.schema(tool.name())?;
+    let checked = schema.validate(raw).map_err(|e| {
+        ToolError::invalid_input(format!(
+            "InputValidationError: {} failed due to the following issue{}:\n{}",
+            tool.name(),
+            if e.message().lines().count() > 1 { "s" } else { "" },
+            e.message()
+        ))
+    })?;
+    tool.validate_input(&checked, ctx).await?;
+    Ok(tool.normalize_input(&checked, ctx))
+}
+
+/// Step 6 under cancellation: tools that cancel on interrupt stop when the user or a
+/// failed sibling cancels; tools that block finish.
+async fn execute(tool: &DynTool, input: Value, ctx: &ToolContext, cancels: &Cancels) -> Result<ToolOutput, ToolError> {
+    if tool.interrupt_behavior() == InterruptBehavior::Block {
+        let mut ctx = ctx.clone();
+        ctx.cancel = CancellationToken::new();
+        return tool.call(input, &ctx).await;
+    }
+    let mut ctx = ctx.clone();
+    ctx.cancel = cancels.batch.child_token();
+    let token = ctx.cancel.clone();
+    tokio::select! {
+        biased;
+        () = token.cancelled() => {
+            if cancels.user.is_cancelled() {
+                Err(ToolError::cancelled(format!("{} was cancelled by the user before it finished.", tool.name()))
+                    .with_hint("Wait for the user's direction before trying again."))
+            } else {
+                Err(ToolError::cancelled(format!(
+                    "{} was cancelled because a Bash call running beside it failed.",
+                    tool.name()
+                ))
+                .with_hint("Fix the failing command, then run this call again."))
+            }
+        }
+        out = tool.call(input, &ctx) => out,
+    }
+}
+
+/// The content the model sees for a successful output.
+fn output_content(name: &str, output: &ToolOutput) -> Vec<ContentBlock> {
+    if output.is_empty() { vec![ContentBlock::text(empty_result_text(name))] } else { output.content.clone() }
+}
+
+/// A hook's `updatedToolOutput`: a string, an array of content blocks, or any JSON.
+fn replacement_content(value: Value) -> Vec<ContentBlock> {
+    match value {
+        Value::String(text) => vec![ContentBlock::text(text)],
+        Value::Array(items) => {
+            let blocks: Result<Vec<ContentBlock>, _> = items.iter().cloned().map(serde_json::from_value).collect();
+            blocks.unwrap_or_else(|_| vec![ContentBlock::text(Value::Array(items).to_string())])
+        }
+        other => vec![ContentBlock::text(serde_json::to_string_pretty(&other).unwrap_or_else(|_| other.to_string()))],
+    }
+}
+
+fn hook_context(text: &str) -> String {
+    format!("<hook-context>\n{text}\n</hook-context>")
+}
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
