@@ -1,0 +1,72 @@
+//! The registry-wide tests: every built-in tool, checked the same way.
+
+use super::*;
+use std::collections::HashSet;
+use toolgate_core::{InputSchema, ToolBuilder, ToolPool, defaults};
+
+#[test]
+fn registry_names_are_unique_and_well_formed() {
+    let tools = all_builtin_tools();
+    let mut seen = HashSet::new();
+    for tool in &tools {
+        let name = tool.name();
+        assert!(seen.insert(name.to_owned()), "duplicate tool name {name}");
+        assert!(
+            name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && name.chars().all(|c| c.is_ascii_alphanumeric()),
+            "built-in names are PascalCase ASCII: {name}"
+        );
+        assert!(!name.starts_with("mcp__"), "{name} uses the MCP namespace");
+        for alias in tool.aliases() {
+            assert!(seen.insert((*alias).to_owned()), "alias {alias} of {name} clashes");
+        }
+    }
+}
+
+#[test]
+fn registry_descriptions_and_schemas() {
+    for tool in all_builtin_tools() {
+        let name = tool.name();
+        assert!(tool.description().trim().len() >= 20, "{name} needs a real description");
+        let schema = tool.input_schema();
+        assert_eq!(schema["type"], "object", "{name}: inputs are objects");
+        assert_eq!(schema["additionalProperties"], false, "{name}: inputs are strict objects");
+        InputSchema::compile(schema).unwrap_or_else(|e| panic!("{name}: schema does not compile: {e}"));
+        assert!(!tool.render_use(&serde_json::json!({})).is_empty(), "{name}: render_use is empty");
+    }
+}
+
+/// A tool that states nothing must be as cautious as the defaults say, and the defaults
+/// must be the cautious values.
+#[test]
+fn defaults_fail_closed() {
+    const {
+        assert!(!defaults::READ_ONLY && !defaults::CONCURRENCY_SAFE);
+        assert!(!defaults::REQUIRES_USER_INTERACTION && !defaults::SHOULD_DEFER);
+    }
+    let silent = ToolBuilder::new("Silent").build();
+    let input = serde_json::json!({"anything": true});
+    assert!(!silent.is_read_only(&input));
+    assert!(!silent.is_concurrency_safe(&input));
+    assert!(matches!(
+        silent.check_permissions(&input, &toolgate_core::ToolContext::new("/")),
+        toolgate_core::PermissionCheck::Passthrough
+    ));
+}
+
+#[test]
+fn registry_pool_order_is_stable_and_independent_of_registration_order() {
+    let forward = ToolPool::builder().builtins(all_builtin_tools()).build();
+    let mut reversed_tools = all_builtin_tools();
+    reversed_tools.reverse();
+    let reversed = ToolPool::builder().builtins(reversed_tools).build();
+    for format in [
+        toolgate_core::DefinitionFormat::Anthropic,
+        toolgate_core::DefinitionFormat::OpenAi,
+        toolgate_core::DefinitionFormat::Mcp,
+    ] {
+        assert_eq!(forward.definitions_json(format), reversed.definitions_json(format));
+        // Same pool, same bytes, every time.
+        assert!(std::ptr::eq(forward.definitions_json(format), forward.definitions_json(format)));
+    }
+}
