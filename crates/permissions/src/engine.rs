@@ -30,7 +30,7 @@ use toolgate_core::{
 
 use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only, is_read_only_command};
 use crate::path_rule::path_forms;
-use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules};
+use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
 use crate::rules::{CompiledRule, Family, Spec, home_dir};
 use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
 use crate::{Classifier, ClassifierRequest, ClassifierVerdict, critical_rm_reason, protected_path_reason};
@@ -314,6 +314,7 @@ struct Content {
     allow_rule: Option<RuleEntry>,
     read_only: bool,
     bash_hazard: Option<String>,
+    analysis: Option<BashAnalysis>,
 }
 
 impl PermissionEngine {
@@ -389,7 +390,18 @@ impl PermissionEngine {
             mode = PermissionMode::Default;
         }
         let rules = self.read_rules();
-        let suggestions = suggest_rules(&name, tool, input, ctx);
+        // The content layer's view of the call (for Bash, the analysis), computed once and
+        // used only past the tool-wide rules.
+        let content_cell: std::cell::OnceCell<Content> = std::cell::OnceCell::new();
+        let content = || content_cell.get_or_init(|| self.content(&rules, &name, tool, input, ctx));
+        // Suggestions are only needed for an ask.
+        let suggestions_cell = std::cell::OnceCell::new();
+        let suggestions = || {
+            suggestions_cell.get_or_init(|| {
+                let analysis = content_cell.get().and_then(|c| c.analysis.as_ref());
+                suggest_rules_with(&name, tool, input, ctx, analysis)
+            })
+        };
         let finish = |behavior, reason, message: String, ask, mut trace: Vec<LayerVerdict>| {
             let (behavior, reason, message) = if behavior == PermissionBehavior::Ask && mode == PermissionMode::DontAsk
             {
@@ -403,12 +415,8 @@ impl PermissionEngine {
                 (behavior, reason, message)
             };
             trace.push(LayerVerdict { layer: "result", verdict: format!("{behavior}: {message}") });
-            Evaluation {
-                decision: PermissionDecision::new(behavior, reason, message),
-                trace,
-                suggestions: suggestions.clone(),
-                ask,
-            }
+            let suggestions = if behavior == PermissionBehavior::Ask { suggestions().clone() } else { Vec::new() };
+            Evaluation { decision: PermissionDecision::new(behavior, reason, message), trace, suggestions, ask }
         };
         let rule_reason = |e: &RuleEntry| DecisionReason::Rule { rule: e.text.clone(), source: e.origin.clone() };
 
@@ -446,14 +454,16 @@ impl PermissionEngine {
         }
 
         // 3. content.
-        let content = self.content(&rules, &name, tool, input, ctx);
+        let content = content();
         if let Some((entry, detail)) = &content.deny {
             trace.push(LayerVerdict { layer: "deny rules", verdict: detail.clone() });
             let msg = format!("{detail}: denied by the rule {} in {}", entry.text, entry.origin);
             return finish(PermissionBehavior::Deny, rule_reason(entry), msg, AskKind::Forced, trace);
         }
         let own = tool.check_permissions(input, ctx);
-        trace.push(LayerVerdict { layer: "tool", verdict: format!("{own:?}") });
+        if own != PermissionCheck::Passthrough {
+            trace.push(LayerVerdict { layer: "tool", verdict: format!("{own:?}") });
+        }
         if let PermissionCheck::Deny { detail } = &own {
             return finish(
                 PermissionBehavior::Deny,
@@ -577,7 +587,7 @@ impl PermissionEngine {
             return finish(PermissionBehavior::Allow, rule_reason(entry), msg, AskKind::Open, trace);
         }
         // 7. nothing decided.
-        let msg = match (&content.bash_hazard, suggestions.first()) {
+        let msg = match (&content.bash_hazard, suggestions().first()) {
             (Some(hazard), _) => format!("{} needs approval: {hazard}", tool.render_use(input)),
             (None, Some(rule)) => {
                 format!("{} needs approval; the rule {rule} would allow it", tool.render_use(input))
@@ -721,6 +731,7 @@ impl PermissionEngine {
         ctx: &ToolContext,
     ) -> Content {
         let mut content = Content::default();
+        let roots = Roots::new(&ctx.roots);
         let schema = tool.input_schema();
         // Parameter rules (deny/ask) apply to any tool.
         for r in rules.iter().filter(|r| r.names_tool(name)) {
@@ -756,7 +767,7 @@ impl PermissionEngine {
                 {
                     content.ask = Some((r.entry.clone(), format!("{name} of {shown}")));
                 }
-                let inside = forms.iter().all(|f| within(f, &ctx.roots));
+                let inside = forms.iter().all(|f| roots.contain(f));
                 content.allow_rule =
                     content_rules(PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| r.entry.clone());
                 if is_edit {
@@ -775,6 +786,7 @@ impl PermissionEngine {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
                 let analysis = analyze(command);
                 self.bash_content(rules, name, &analysis, ctx, &mut content);
+                content.analysis = Some(analysis);
             }
             Family::Web | Family::Named | Family::Other => {
                 if let Some(target) = tool.permission_target(input) {
@@ -821,9 +833,10 @@ impl PermissionEngine {
         };
         let path_hit = |r: &CompiledRule, forms: &[PathBuf]| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
 
-        // Deny and ask rules fire on any subcommand, in any of its spellings.
-        for cmd in &analysis.commands {
-            let forms = command_forms(cmd);
+        // Deny and ask rules fire on any subcommand, in any of its spellings. The spellings
+        // are kept: forms[0] (the words joined) is what allow rules match too.
+        let spellings: Vec<Vec<String>> = analysis.commands.iter().map(command_forms).collect();
+        for (cmd, forms) in analysis.commands.iter().zip(&spellings) {
             for (behavior, slot) in
                 [(PermissionBehavior::Deny, &mut content.deny), (PermissionBehavior::Ask, &mut content.ask)]
             {
@@ -845,6 +858,7 @@ impl PermissionEngine {
         let mut allowing_rule: Option<RuleEntry> = None;
 
         let home = self.home.as_deref();
+        let roots = Roots::new(&ctx.roots);
         // Output redirections are writes, checked as Edit(path).
         for write in &analysis.writes {
             // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
@@ -873,7 +887,7 @@ impl PermissionEngine {
             if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
                 content.protected.get_or_insert(reason);
             }
-            let inside = forms.iter().all(|f| within(f, &ctx.roots));
+            let inside = forms.iter().all(|f| roots.contain(f));
             accept_ok &= inside;
             let allowed = path_rules("Edit", PermissionBehavior::Allow)
                 .find(|r| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f))));
@@ -885,7 +899,7 @@ impl PermissionEngine {
             }
         }
 
-        for cmd in &analysis.commands {
+        for (cmd, forms) in analysis.commands.iter().zip(&spellings) {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
             // Critical rm.
             if matches!(program, "rm" | "rmdir") {
@@ -918,7 +932,7 @@ impl PermissionEngine {
                     {
                         content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
                     }
-                    if !forms.iter().all(|f| within(f, &ctx.roots)) {
+                    if !forms.iter().all(|f| roots.contain(f)) {
                         all_read_only = false;
                     }
                 }
@@ -931,15 +945,15 @@ impl PermissionEngine {
                     && operands(cmd).iter().all(|a| {
                         let target = ctx.resolve_path(expand_tilde(a, home));
                         let forms = path_forms(&target);
-                        forms.iter().all(|f| within(f, &ctx.roots) && protected_path_reason(f).is_none())
+                        forms.iter().all(|f| roots.contain(f) && protected_path_reason(f).is_none())
                     });
                 accept_ok &= edits_ok;
                 // Allow rules: every command not read-only must be matched.
                 let env_ok =
                     cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&k.as_str()) || k.starts_with("LC_"));
-                let joined = cmd.argv.join(" ");
+                let joined = &forms[0];
                 let matched = bash_rules(PermissionBehavior::Allow)
-                    .find(|r| matches!(&r.spec, Spec::Command(p) if p.matches(&joined) || p.matches(&cmd.text)));
+                    .find(|r| matches!(&r.spec, Spec::Command(p) if p.matches(joined) || p.matches(&cmd.text)));
                 match matched {
                     Some(r) if env_ok && !cmd.has_expansion => {
                         allowing_rule.get_or_insert_with(|| r.entry.clone());
@@ -984,9 +998,25 @@ fn suffix(why: &str) -> String {
     if why.is_empty() { String::new() } else { format!(": {why}") }
 }
 
-/// Whether `path` lies inside one of the roots.
-fn within(path: &Path, roots: &[PathBuf]) -> bool {
-    roots.iter().any(|root| path_forms(root).iter().any(|r| path.starts_with(r)))
+/// The working directories and, where they differ, their real paths; computed once per
+/// call and only when a path must be checked.
+struct Roots<'a> {
+    roots: &'a [PathBuf],
+    forms: std::cell::OnceCell<Vec<PathBuf>>,
+}
+
+impl<'a> Roots<'a> {
+    fn new(roots: &'a [PathBuf]) -> Self {
+        Self { roots, forms: std::cell::OnceCell::new() }
+    }
+
+    /// Whether `path` lies inside one of the roots.
+    fn contain(&self, path: &Path) -> bool {
+        self.forms
+            .get_or_init(|| self.roots.iter().flat_map(|r| path_forms(r)).collect())
+            .iter()
+            .any(|r| path.starts_with(r))
+    }
 }
 
 fn basename(program: &str) -> &str {

@@ -93,10 +93,28 @@ const SUBCOMMAND_TOOLS: &[&str] = &[
 /// assert_eq!(rules, ["Bash(npm run test:*)", "Bash(cargo build:*)"]);
 /// ```
 pub fn suggest_rules(name: &str, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Vec<String> {
+    suggest_rules_with(name, tool, input, ctx, None)
+}
+
+/// [`suggest_rules`] reusing a Bash analysis the caller already has.
+pub(crate) fn suggest_rules_with(
+    name: &str,
+    tool: &dyn Tool,
+    input: &Value,
+    ctx: &ToolContext,
+    analysis: Option<&crate::bash::BashAnalysis>,
+) -> Vec<String> {
     match Family::of(name) {
         Family::Bash => {
-            let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
-            let analysis = analyze(command);
+            let owned;
+            let analysis = match analysis {
+                Some(a) => a,
+                None => {
+                    let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
+                    owned = analyze(command);
+                    &owned
+                }
+            };
             if !analysis.hazards.is_empty() {
                 return Vec::new();
             }

@@ -23,7 +23,7 @@ pub fn plan_batches(pool: &ToolPool, calls: &[ToolCall]) -> Vec<Batch> {
     for (i, call) in calls.iter().enumerate() {
         // A call whose input fails its schema is never concurrency-safe.
         let safe = pool.get(&call.name).is_some_and(|t| {
-            pool.schema(t.name()).is_ok_and(|s| s.validate(&call.input).is_ok()) && t.is_concurrency_safe(&call.input)
+            t.is_concurrency_safe(&call.input) && pool.schema(t.name()).is_ok_and(|s| s.validate(&call.input).is_ok())
         });
         match batches.last_mut() {
             Some(last) if safe && last.concurrent => last.calls.end = i + 1,

@@ -97,14 +97,13 @@ struct Inner {
     state: Mutex<State>,
     file_state: Arc<FileStateCache>,
     results: Arc<ResultStore>,
-    app_state: AppState,
-    extensions: Extensions,
-    session_id: String,
     max_concurrency: usize,
     budget: usize,
     stats: Mutex<BTreeMap<String, ToolStats>>,
     stop: Mutex<Option<String>>,
     diagnostics: Vec<String>,
+    /// The parts of every call's context that do not change (caches, stores, services).
+    template: ToolContext,
 }
 
 /// A tool-running session: one pool, one permission engine, hooks, and the state calls
@@ -360,17 +359,24 @@ impl SessionBuilder {
                     .build(),
             )
         });
+        let file_state = self.file_state.unwrap_or_default();
+        let app_state = AppState::default();
+        let mut template = ToolContext::new(&self.cwd);
+        template.session_id.clone_from(&session_id);
+        template.file_state = file_state.clone();
+        template.results = results.clone();
+        template.pool = Some(pool.clone());
+        template.app_state = app_state;
+        template.extensions = self.extensions;
         Session {
             inner: Arc::new(Inner {
                 pool,
                 engine,
                 hooks,
                 state: Mutex::new(State { cwd: self.cwd, roots, mode }),
-                file_state: self.file_state.unwrap_or_default(),
+                file_state,
                 results,
-                app_state: AppState::default(),
-                extensions: self.extensions,
-                session_id,
+                template,
                 max_concurrency: self.max_concurrency,
                 budget: self.budget,
                 stats: Mutex::new(BTreeMap::new()),
@@ -512,16 +518,11 @@ impl Session {
 
     /// A context for a call: the session's current state.
     pub fn context(&self) -> ToolContext {
-        let state = lock(&self.inner.state).clone();
-        let mut ctx = ToolContext::new(&state.cwd);
-        ctx.roots = state.roots;
+        let state = lock(&self.inner.state);
+        let mut ctx = self.inner.template.clone();
+        ctx.cwd.clone_from(&state.cwd);
+        ctx.roots.clone_from(&state.roots);
         ctx.permission_mode = state.mode;
-        ctx.session_id = self.inner.session_id.clone();
-        ctx.file_state = self.inner.file_state.clone();
-        ctx.results = self.inner.results.clone();
-        ctx.pool = Some(self.inner.pool.clone());
-        ctx.app_state = self.inner.app_state.clone();
-        ctx.extensions = self.inner.extensions.clone();
         ctx
     }
 
@@ -637,12 +638,16 @@ impl Session {
     }
 
     fn apply_budget(&self, reports: &mut [Report]) {
+        let total: usize = reports.iter().flat_map(|r| &r.result.content).map(ContentBlock::text_chars).sum();
+        if total <= self.inner.budget {
+            return;
+        }
         let mut entries: Vec<BudgetEntry> = reports
-            .iter()
+            .iter_mut()
             .map(|r| BudgetEntry {
                 tool_use_id: r.result.tool_use_id.clone(),
                 tool_name: r.tool_name.clone(),
-                content: r.result.content.clone(),
+                content: std::mem::take(&mut r.result.content),
                 persistable: r.persist && !r.result.is_error,
             })
             .collect();

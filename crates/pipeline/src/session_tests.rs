@@ -474,3 +474,33 @@ async fn model_facing_error_texts() {
     let all: Vec<String> = results.iter().map(text).collect();
     insta::assert_snapshot!(all.join("\n---\n"));
 }
+
+#[tokio::test]
+async fn model_facing_texts_of_cancellation_panics_and_hook_blocks() {
+    let boom = ToolBuilder::new("Boom").call(|_, _| async { panic!("a bug inside the tool") }).build();
+    let log = log();
+    let blocked = Arc::new(Hooks {
+        log: log.clone(),
+        pre: Box::new(|input| {
+            if input["n"] == 2 {
+                PreHookOutcome { blocked: Some("builds are frozen until Monday".into()), ..Default::default() }
+            } else {
+                PreHookOutcome::default()
+            }
+        }),
+        post: PostHookOutcome::default(),
+    });
+    let pool = ToolPool::builder().builtin(boom).builtin(recording_tool("Count", &log)).build();
+    let s = session(pool).hooks(blocked).build();
+    let mut texts: Vec<String> = s
+        .run_message(vec![ToolCall::new("1", "Boom", json!({})), ToolCall::new("2", "Count", json!({"n": 2}))])
+        .await
+        .iter()
+        .map(text)
+        .collect();
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let cancelled = s.run_message_with(vec![ToolCall::new("3", "Count", json!({"n": 1}))], cancel, None).await;
+    texts.push(text(&cancelled[0]));
+    insta::assert_snapshot!(texts.join("\n---\n"));
+}

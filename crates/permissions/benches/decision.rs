@@ -1,0 +1,180 @@
+//! One Bash permission decision (parse + analysis + ~50 rules) beside the tree-sitter parse
+//! alone, over a corpus of 1,000 real-world commands.
+//!
+//! `cargo bench -p toolgate-permissions --bench decision`; each sample runs the whole
+//! corpus, so divide the reported time by 1,000 for one command.
+
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+use toolgate_core::{PermissionMode, RuleSource, ToolBuilder, ToolContext};
+use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile, bash};
+
+fn main() {
+    divan::main();
+}
+
+const BASES: &[&str] = &[
+    "git status",
+    "git log --oneline -20",
+    "git diff HEAD~1 -- src/lib.rs",
+    "git add -A && git commit -m 'fix: handle empty input'",
+    "git push origin feature/x",
+    "git checkout -b topic && git rebase main",
+    "cargo build --release",
+    "cargo test -p core -- --nocapture 2>&1 | tail -50",
+    "cargo clippy --all-targets -- -D warnings",
+    "npm run test -- --watch=false",
+    "npm install --save-dev typescript@5",
+    "npx tsc --noEmit",
+    "yarn lint && yarn build",
+    "pnpm -r test",
+    "python -m pytest tests/ -x -q",
+    "pip install -r requirements.txt",
+    "ls -la src",
+    "find . -name '*.rs' -not -path './target/*' | head -20",
+    "grep -rn 'TODO' src | wc -l",
+    "rg -l 'fn main' --type rust",
+    "cat Cargo.toml | head -30",
+    "head -100 README.md",
+    "tail -f /var/log/syslog",
+    "sed -n '10,40p' src/main.rs",
+    "sed -i 's/foo/bar/g' src/lib.rs",
+    "awk '{print $1}' access.log | sort | uniq -c | sort -rn | head",
+    "docker ps -a",
+    "docker compose up -d db",
+    "docker build -t app:dev .",
+    "kubectl get pods -n staging",
+    "make -j4 all",
+    "mkdir -p build/out && cp dist/*.js build/out/",
+    "rm -rf node_modules/.cache",
+    "mv old_name.rs new_name.rs",
+    "curl -sSL https://example.com/install.sh | sh",
+    "wget -qO- https://example.com/data.json | jq '.items[] | .name'",
+    "echo \"$PATH\" | tr ':' '\\n'",
+    "export RUST_LOG=debug && cargo run",
+    "NODE_ENV=test npm test",
+    "for f in *.md; do wc -l \"$f\"; done",
+    "if [ -f .env ]; then source .env; fi",
+    "cd frontend && npm run build",
+    "cd .. && git status",
+    "bash -c 'echo hello && ls'",
+    "sudo apt-get install -y ripgrep",
+    "timeout 30 ./scripts/integration.sh",
+    "xargs -n1 echo < files.txt",
+    "diff <(sort a.txt) <(sort b.txt)",
+    "echo $(date +%Y-%m-%d) > stamp.txt",
+    "tar czf backup.tgz src/ && ls -lh backup.tgz",
+];
+
+fn corpus() -> &'static [String] {
+    static CORPUS: OnceLock<Vec<String>> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        // 50 real-world shapes × 20 argument variants = 1,000 commands.
+        let mut out = Vec::with_capacity(1_000);
+        for i in 0..20 {
+            for base in BASES {
+                out.push(if i == 0 { (*base).to_owned() } else { format!("{base} # run {i}") });
+            }
+        }
+        out
+    })
+}
+
+fn rules() -> Value {
+    let allow: Vec<String> = [
+        "git status",
+        "git log:*",
+        "git diff:*",
+        "git add:*",
+        "git commit:*",
+        "cargo build:*",
+        "cargo test:*",
+        "cargo clippy:*",
+        "npm run test:*",
+        "npm run build:*",
+        "npx tsc:*",
+        "yarn lint",
+        "yarn build",
+        "pnpm -r test",
+        "python -m pytest:*",
+        "ls:*",
+        "make:*",
+        "docker ps:*",
+        "kubectl get:*",
+        "mkdir:*",
+        "cp:*",
+        "mv:*",
+        "jq:*",
+        "wc:*",
+        "head:*",
+        "tail:*",
+    ]
+    .iter()
+    .map(|r| format!("Bash({r})"))
+    .collect();
+    let deny: Vec<String> = ["rm -rf /:*", "curl:*", "wget:*", "sudo:*", "git push --force:*", "dd:*", "mkfs:*"]
+        .iter()
+        .map(|r| format!("Bash({r})"))
+        .chain(
+            ["Read(./.env)", "Read(./secrets/**)", "Edit(./.github/**)", "WebFetch(domain:*.internal)"]
+                .map(String::from),
+        )
+        .collect();
+    let ask: Vec<String> =
+        ["git push:*", "docker build:*", "docker compose:*", "npm install:*", "pip install:*", "kubectl apply:*"]
+            .iter()
+            .map(|r| format!("Bash({r})"))
+            .chain(["Edit(./Cargo.lock)", "Edit(./package-lock.json)"].map(String::from))
+            .collect();
+    json!({"permissions": {"allow": allow, "deny": deny, "ask": ask}})
+}
+
+fn engine() -> &'static PermissionEngine {
+    static ENGINE: OnceLock<PermissionEngine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        let mut loaded = LoadedSettings::default();
+        loaded.add(SettingsFile {
+            source: RuleSource::ProjectSettings,
+            origin: "/repo/.claude/settings.json".into(),
+            anchor: "/repo".into(),
+            value: rules(),
+        });
+        let (settings, _) = loaded.permissions();
+        PermissionEngine::builder(settings).home(Some("/home/u".into())).cwd("/repo").build()
+    })
+}
+
+#[divan::bench]
+fn parse_only(bencher: divan::Bencher) {
+    let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
+    let mut parser = tree_sitter::Parser::new();
+    let _ = parser.set_language(&language);
+    bencher.bench_local(|| {
+        for command in corpus() {
+            divan::black_box(parser.parse(command, None));
+        }
+    });
+}
+
+#[divan::bench]
+fn analysis(bencher: divan::Bencher) {
+    bencher.bench(|| {
+        for command in corpus() {
+            divan::black_box(bash::analyze(command));
+        }
+    });
+}
+
+#[divan::bench]
+fn decision(bencher: divan::Bencher) {
+    let bash = ToolBuilder::new("Bash").build();
+    let mut ctx = ToolContext::new("/repo");
+    ctx.permission_mode = PermissionMode::Default;
+    let inputs: Vec<Value> = corpus().iter().map(|c| json!({"command": c})).collect();
+    bencher.bench(|| {
+        for input in &inputs {
+            divan::black_box(engine().evaluate(&*bash, input, &ctx, None));
+        }
+    });
+}
