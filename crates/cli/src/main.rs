@@ -1,31 +1,108 @@
 //! `toolgate`: the command-line face of toolgate.
 //!
-//! `toolgate tools` prints the tool definitions a model would receive (Anthropic, OpenAI
-//! or MCP format); `toolgate tools search QUERY` runs a ToolSearch query over them.
+//! - `toolgate run [FILE|-]`: an assistant message's tool calls in, the user message of
+//!   results out (JSON); `--jsonl` keeps one session over a stream of messages.
+//! - `toolgate call TOOL JSON`: one call through the full pipeline.
+//! - `toolgate check TOOL JSON`: the permission decision and its reason, nothing run.
+//! - `toolgate tools`: the tool definitions a model gets; `tools search`, `tools show`.
+//! - `toolgate settings`: the merged settings, where each rule came from, and diagnostics.
+//! - `toolgate hooks list` / `hooks run EVENT --input JSON`.
+//! - `toolgate completions SHELL`.
+//!
+//! Exit codes: 0 success, 1 an error result (or a failed check), 2 usage errors.
 
-use std::io::Write as _;
+mod options;
+mod prompter;
+
+use std::io::{BufRead as _, Read as _, Write as _};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use toolgate_core::{DeferMode, DefinitionFormat, ToolPool, search_tools};
+use anyhow::Context as _;
+use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+use toolgate_core::{CancellationToken, DecisionReason, DefinitionFormat, search_tools};
+use toolgate_pipeline::{
+    Session, ToolCall, ToolResultBlock, anthropic_user_message, calls_from_anthropic, calls_from_openai,
+    openai_tool_messages,
+};
+
+use crate::options::SessionOpts;
 
 /// Decide, run and explain AI agent tool calls.
 #[derive(Debug, Parser)]
-#[command(name = "toolgate", version, about)]
+#[command(name = "toolgate", version, about, propagate_version = true)]
 struct Cli {
+    #[command(flatten)]
+    session: SessionOpts,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the tool calls of an assistant message and print the results message.
+    Run {
+        /// The message file, or - for stdin (default).
+        #[arg(default_value = "-")]
+        file: String,
+        /// The message shape.
+        #[arg(long, value_enum, default_value_t = MessageFormat::Anthropic)]
+        format: MessageFormat,
+        /// One message per input line, one results message per output line, one session.
+        #[arg(long)]
+        jsonl: bool,
+        /// Keep the file-state cache across invocations in this directory.
+        #[arg(long, value_name = "DIR")]
+        session_dir: Option<PathBuf>,
+    },
+    /// Run one call through the full pipeline.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The input, as JSON.
+        #[arg(default_value = "{}")]
+        input: String,
+        /// Print the tool_result block as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The permission decision for a call, without running it and without a prompt.
+    Check {
+        /// The tool's name.
+        tool: String,
+        /// The input, as JSON.
+        #[arg(default_value = "{}")]
+        input: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Run PreToolUse hooks first.
+        #[arg(long)]
+        hooks: bool,
+    },
     /// Print the tool definitions offered to a model.
     Tools {
         /// The wire format.
         #[arg(long, value_enum, default_value_t = Format::Anthropic)]
         format: Format,
+        /// Print deferred tools' full definitions without marking them deferred.
+        #[arg(long)]
+        all: bool,
         #[command(subcommand)]
         action: Option<ToolsAction>,
+    },
+    /// Print the merged settings, where each rule came from, and every diagnostic.
+    Settings,
+    /// Inspect and exercise hooks.
+    Hooks {
+        #[command(subcommand)]
+        action: HooksAction,
+    },
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -39,6 +116,25 @@ enum ToolsAction {
         #[arg(long, default_value_t = 5)]
         max_results: usize,
     },
+    /// One tool's definition.
+    Show {
+        /// The tool's name (aliases and legacy names work).
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum HooksAction {
+    /// The configured hooks, by event.
+    List,
+    /// Run the hooks of one event with the given input.
+    Run {
+        /// The event, e.g. PreToolUse.
+        event: String,
+        /// The event's input JSON (common fields are filled in when missing).
+        #[arg(long, default_value = "{}")]
+        input: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -46,6 +142,12 @@ enum Format {
     Anthropic,
     Openai,
     Mcp,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum MessageFormat {
+    Anthropic,
+    Openai,
 }
 
 impl From<Format> for DefinitionFormat {
@@ -58,44 +160,326 @@ impl From<Format> for DefinitionFormat {
     }
 }
 
-fn pool() -> ToolPool {
-    ToolPool::builder().builtins(toolgate_builtin::all_builtin_tools()).defer_mode(DeferMode::from_env()).build()
+/// What a command produced: text for stdout and the exit code.
+struct Outcome {
+    stdout: String,
+    code: u8,
 }
 
-/// Runs a parsed command, returning what it prints.
-fn run(cli: Cli) -> anyhow::Result<String> {
+impl Outcome {
+    fn ok(stdout: String) -> Self {
+        Self { stdout, code: 0 }
+    }
+}
+
+fn parse_input(text: &str) -> anyhow::Result<Value> {
+    serde_json::from_str(text).with_context(|| format!("the input is not valid JSON: {text}"))
+}
+
+async fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    let opts = cli.session;
     match cli.command {
-        Command::Tools { format, action: None } => {
-            let pool = pool();
-            let defs = pool.definitions(format.into());
-            Ok(serde_json::to_string_pretty(&defs)?)
+        Command::Run { file, format, jsonl, session_dir } => {
+            run_messages(&opts, &file, format, jsonl, session_dir).await
         }
-        Command::Tools { format, action: Some(ToolsAction::Search { query, max_results }) } => {
-            let pool = pool();
-            let result = search_tools(&pool, &query, max_results);
-            let defs: Vec<_> = result
-                .matches
-                .iter()
-                .filter_map(|n| pool.get(n))
-                .map(|t| pool.definition(&**t, format.into()))
+        Command::Call { tool, input, json } => {
+            let session = opts.session(true)?;
+            let input = parse_input(&input)?;
+            let results = session.run_message(vec![ToolCall::new("toolu_cli", tool, input)]).await;
+            let result = results.into_iter().next().context("the pipeline returned no result")?;
+            let code = u8::from(result.is_error);
+            let stdout = if json { serde_json::to_string_pretty(&result)? } else { human(&result) };
+            Ok(Outcome { stdout, code })
+        }
+        Command::Check { tool, input, json, hooks } => {
+            let session = opts.session(false)?;
+            let input = parse_input(&input)?;
+            match session.check(&ToolCall::new("toolu_check", tool, input), hooks).await {
+                Ok((name, evaluation)) => {
+                    let d = &evaluation.decision;
+                    let (rule, source, detail) = match &d.reason {
+                        DecisionReason::Rule { rule, source } => {
+                            (Some(rule.clone()), Some(source.clone()), rule.clone())
+                        }
+                        DecisionReason::Mode { mode } => (None, None, format!("{mode} mode")),
+                        DecisionReason::Hook { hook, reason } => {
+                            (None, Some(hook.clone()), reason.clone().unwrap_or_default())
+                        }
+                        DecisionReason::Classifier { classifier, reason } => {
+                            (None, None, format!("{classifier}: {reason}"))
+                        }
+                        DecisionReason::User { .. } => (None, None, "the user".to_owned()),
+                        DecisionReason::Tool { detail } | DecisionReason::Safety { detail } => {
+                            (None, None, detail.clone())
+                        }
+                        _ => (None, None, "no rule, mode or hook decided".to_owned()),
+                    };
+                    let stdout = if json {
+                        serde_json::to_string(&json!({
+                            "tool": name,
+                            "behavior": d.behavior.as_str(),
+                            "reason": {"kind": d.reason.kind(), "rule": rule, "source": source, "detail": detail},
+                            "message": d.message,
+                        }))?
+                    } else {
+                        format!("{}: {}\n{}", d.behavior, d.message, evaluation.explain())
+                    };
+                    Ok(Outcome::ok(stdout))
+                }
+                Err(err) => {
+                    let stdout = if json {
+                        serde_json::to_string(&json!({"behavior": "error", "message": err.to_model_text()}))?
+                    } else {
+                        format!("error: {}", err.to_model_text())
+                    };
+                    Ok(Outcome { stdout, code: 1 })
+                }
+            }
+        }
+        Command::Tools { format, all, action } => {
+            let session = opts.session(false)?;
+            let pool = session.pool();
+            let format = DefinitionFormat::from(format);
+            match action {
+                None if all => {
+                    let defs: Vec<Value> = pool
+                        .tools()
+                        .map(|t| {
+                            let mut d = pool.definition(&**t, format);
+                            if let Some(o) = d.as_object_mut() {
+                                o.remove("defer_loading");
+                            }
+                            d
+                        })
+                        .collect();
+                    Ok(Outcome::ok(serde_json::to_string_pretty(&defs)?))
+                }
+                None => {
+                    let defs: Value = serde_json::from_str(pool.definitions_json(format))?;
+                    Ok(Outcome::ok(serde_json::to_string_pretty(&defs)?))
+                }
+                Some(ToolsAction::Search { query, max_results }) => {
+                    let result = search_tools(pool, &query, max_results);
+                    let defs: Vec<Value> = result
+                        .matches
+                        .iter()
+                        .filter_map(|n| pool.get(n))
+                        .map(|t| pool.definition(&**t, format))
+                        .collect();
+                    Ok(Outcome::ok(serde_json::to_string_pretty(&json!({"matches": defs, "missing": result.missing}))?))
+                }
+                Some(ToolsAction::Show { name }) => match pool.get(&name) {
+                    Some(tool) => Ok(Outcome::ok(serde_json::to_string_pretty(&pool.definition(&**tool, format))?)),
+                    None => {
+                        let closest = pool.closest_names(&name);
+                        let hint = if closest.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (did you mean {}?)", closest.join(", "))
+                        };
+                        Ok(Outcome { stdout: format!("no tool named {name}{hint}"), code: 1 })
+                    }
+                },
+            }
+        }
+        Command::Settings => settings(&opts),
+        Command::Hooks { action } => hooks(&opts, action).await,
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "toolgate", &mut out);
+            Ok(Outcome::ok(String::from_utf8_lossy(&out).trim_end().to_owned()))
+        }
+    }
+}
+
+/// A result for people: its text, and images named.
+fn human(result: &ToolResultBlock) -> String {
+    result
+        .content
+        .iter()
+        .map(|b| match b {
+            toolgate_core::ContentBlock::Text { text } => text.clone(),
+            toolgate_core::ContentBlock::Image { source } => format!("[image: {}]", source.media_type),
+            toolgate_core::ContentBlock::ToolReference { tool_name } => format!("[tool loaded: {tool_name}]"),
+            _ => String::new(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The calls of one message, answering malformed OpenAI calls directly.
+fn message_calls(message: &Value, format: MessageFormat) -> anyhow::Result<(Vec<ToolCall>, Vec<ToolResultBlock>)> {
+    match format {
+        MessageFormat::Anthropic => Ok((calls_from_anthropic(message).map_err(anyhow::Error::msg)?, Vec::new())),
+        MessageFormat::Openai => {
+            let (calls, bad) = calls_from_openai(message).map_err(anyhow::Error::msg)?;
+            let errors = bad
+                .into_iter()
+                .map(|b| ToolResultBlock::error(b.id, &toolgate_core::ToolError::invalid_input(b.message)))
                 .collect();
-            Ok(serde_json::to_string_pretty(&serde_json::json!({"matches": defs, "missing": result.missing}))?)
+            Ok((calls, errors))
+        }
+    }
+}
+
+async fn answer(session: &Session, message: &Value, format: MessageFormat) -> anyhow::Result<(Value, bool)> {
+    let (calls, mut malformed) = message_calls(message, format)?;
+    let mut results = session.run_message_with(calls, CancellationToken::new(), None).await;
+    results.append(&mut malformed);
+    let any_error = results.iter().any(|r| r.is_error);
+    let reply = match format {
+        MessageFormat::Anthropic => anthropic_user_message(&results),
+        MessageFormat::Openai => Value::Array(openai_tool_messages(&results)),
+    };
+    Ok((reply, any_error))
+}
+
+async fn run_messages(
+    opts: &SessionOpts,
+    file: &str,
+    format: MessageFormat,
+    jsonl: bool,
+    session_dir: Option<PathBuf>,
+) -> anyhow::Result<Outcome> {
+    let session = opts.session(true)?;
+    let state_file = session_dir.as_ref().map(|d| d.join("file-state.json"));
+    if let Some(path) = &state_file
+        && let Ok(text) = std::fs::read_to_string(path)
+    {
+        let entries: Vec<(PathBuf, toolgate_core::FileState)> =
+            serde_json::from_str(&text).with_context(|| format!("{} is not a file-state snapshot", path.display()))?;
+        session.file_state().restore(entries);
+    }
+    let mut reader: Box<dyn std::io::BufRead> = if file == "-" {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
+    } else {
+        Box::new(std::io::BufReader::new(std::fs::File::open(file).with_context(|| format!("cannot open {file}"))?))
+    };
+    let mut out = String::new();
+    if jsonl {
+        let mut stdout = std::io::stdout().lock();
+        let mut line = String::new();
+        while reader.read_line(&mut line)? > 0 {
+            if !line.trim().is_empty() {
+                let message: Value = serde_json::from_str(&line).context("a line is not a JSON message")?;
+                let (reply, _) = answer(&session, &message, format).await?;
+                writeln!(stdout, "{}", serde_json::to_string(&reply)?)?;
+                stdout.flush()?;
+            }
+            line.clear();
+        }
+    } else {
+        let mut text = String::new();
+        reader.read_to_string(&mut text)?;
+        let message: Value = serde_json::from_str(&text).context("the input is not a JSON message")?;
+        let (reply, _) = answer(&session, &message, format).await?;
+        out = serde_json::to_string_pretty(&reply)?;
+    }
+    if let (Some(dir), Some(path)) = (&session_dir, &state_file) {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(path, serde_json::to_string(&session.file_state().snapshot())?)?;
+    }
+    Ok(Outcome::ok(out))
+}
+
+fn settings(opts: &SessionOpts) -> anyhow::Result<Outcome> {
+    let (cwd, loaded) = opts.load_settings()?;
+    let (perms, diagnostics) = loaded.permissions();
+    let rules: Vec<Value> = perms
+        .rules
+        .iter()
+        .map(
+            |r| json!({"rule": r.text, "behavior": r.behavior.as_str(), "source": r.source.as_str(), "file": r.origin}),
+        )
+        .collect();
+    let files: Vec<Value> =
+        loaded.files.iter().map(|f| json!({"source": f.source.as_str(), "file": f.origin})).collect();
+    let all_diagnostics: Vec<String> =
+        loaded.diagnostics.iter().chain(diagnostics.iter()).map(ToString::to_string).collect();
+    let doc = json!({
+        "cwd": cwd,
+        "files": files,
+        "permissions": {
+            "rules": rules,
+            "defaultMode": perms.default_mode.map(|m| m.as_str()),
+            "additionalDirectories": perms.additional_directories,
+            "disableBypassPermissionsMode": perms.disable_bypass,
+        },
+        "diagnostics": all_diagnostics,
+    });
+    Ok(Outcome::ok(serde_json::to_string_pretty(&doc)?))
+}
+
+async fn hooks(opts: &SessionOpts, action: HooksAction) -> anyhow::Result<Outcome> {
+    let session = opts.session(false)?;
+    let Some(runner) = session.hook_runner() else {
+        return Ok(Outcome::ok("no hooks configured".to_owned()));
+    };
+    match action {
+        HooksAction::List => {
+            let mut lines = Vec::new();
+            for event in toolgate_hooks::HookEvent::ALL {
+                for group in runner.config().groups(event) {
+                    for handler in &group.handlers {
+                        lines.push(format!(
+                            "{event} [{}] {} ({})",
+                            group.matcher_text.as_deref().unwrap_or("*"),
+                            handler.display(),
+                            handler.location
+                        ));
+                    }
+                }
+            }
+            for d in runner.config().diagnostics() {
+                lines.push(format!("diagnostic: {d}"));
+            }
+            Ok(Outcome::ok(if lines.is_empty() { "no hooks configured".to_owned() } else { lines.join("\n") }))
+        }
+        HooksAction::Run { event, input } => {
+            let event: toolgate_hooks::HookEvent = event.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let mut input = parse_input(&input)?;
+            if let Some(o) = input.as_object_mut() {
+                let cwd = session.cwd().display().to_string();
+                o.entry("hook_event_name").or_insert_with(|| json!(event.as_str()));
+                o.entry("session_id").or_insert_with(|| json!("cli"));
+                o.entry("transcript_path").or_insert_with(|| json!(""));
+                o.entry("cwd").or_insert_with(|| json!(cwd));
+            }
+            let matcher = input.get("tool_name").and_then(Value::as_str).map(str::to_owned);
+            let raw = runner.run_raw(event, matcher.as_deref(), &input, &CancellationToken::new()).await;
+            Ok(Outcome::ok(format!("{raw:#?}")))
         }
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(out) => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`toolgate tools | head`) is not an error worth reporting.
-            let _ = writeln!(stdout, "{out}");
-            ExitCode::SUCCESS
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("toolgate: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(outcome) => {
+            if !outcome.stdout.is_empty() {
+                let mut stdout = std::io::stdout().lock();
+                // A closed pipe (`toolgate tools | head`) is not an error worth reporting.
+                let _ = writeln!(stdout, "{}", outcome.stdout);
+            }
+            ExitCode::from(outcome.code)
         }
         Err(e) => {
             eprintln!("toolgate: {e:#}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }
@@ -104,25 +488,27 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn run_args(args: &[&str]) -> serde_json::Value {
+    fn run_args(args: &[&str]) -> (Value, u8) {
         let cli = Cli::try_parse_from(args).unwrap();
-        serde_json::from_str(&run(cli).unwrap()).unwrap()
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let out = rt.block_on(run(cli)).unwrap();
+        (serde_json::from_str(&out.stdout).unwrap(), out.code)
     }
 
     #[test]
     fn tools_prints_every_builtin_in_each_format() {
-        let anthropic = run_args(&["toolgate", "tools"]);
+        let (anthropic, _) = run_args(&["toolgate", "--no-user-settings", "tools"]);
         let names: Vec<&str> = anthropic.as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
         assert!(names.contains(&"ToolSearch"));
-        let openai = run_args(&["toolgate", "tools", "--format", "openai"]);
+        let (openai, _) = run_args(&["toolgate", "tools", "--format", "openai"]);
         assert_eq!(openai[0]["type"], "function");
-        let mcp = run_args(&["toolgate", "tools", "--format", "mcp"]);
+        let (mcp, _) = run_args(&["toolgate", "tools", "--format", "mcp"]);
         assert!(mcp[0].get("inputSchema").is_some());
     }
 
     #[test]
     fn tools_search_reports_missing_names() {
-        let out = run_args(&["toolgate", "tools", "search", "select:ToolSearch,Nope"]);
+        let (out, _) = run_args(&["toolgate", "tools", "search", "select:ToolSearch,Nope"]);
         assert_eq!(out["matches"][0]["name"], "ToolSearch");
         assert_eq!(out["missing"], serde_json::json!(["Nope"]));
     }
@@ -130,5 +516,6 @@ mod tests {
     #[test]
     fn bad_arguments_are_usage_errors() {
         assert!(Cli::try_parse_from(["toolgate", "tools", "--format", "xml"]).is_err());
+        assert!(Cli::try_parse_from(["toolgate", "--mode", "yolo", "tools"]).is_err());
     }
 }

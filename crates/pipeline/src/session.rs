@@ -16,7 +16,9 @@ use toolgate_core::{
     empty_result_text,
 };
 use toolgate_hooks::{HookRunner, HookSource, HooksConfig, SourceKind};
-use toolgate_permissions::{Classifier, LoadedSettings, PermissionEngine, Prompter, SettingsDiscovery};
+use toolgate_permissions::{
+    Classifier, Evaluation, HookVerdict, LoadedSettings, PermissionEngine, Prompter, SettingsDiscovery,
+};
 
 use crate::dispatch::{HookCall, HookDispatch};
 use crate::hook_adapter::RunnerHooks;
@@ -102,6 +104,7 @@ struct Inner {
     stats: Mutex<BTreeMap<String, ToolStats>>,
     stop: Mutex<Option<String>>,
     diagnostics: Vec<String>,
+    runner: Option<Arc<HookRunner>>,
     /// The parts of every call's context that do not change (caches, stores, services).
     template: ToolContext,
 }
@@ -330,6 +333,7 @@ impl SessionBuilder {
             let runner = HookRunner::new(config, self.cwd.clone()).with_result_store(results.clone());
             Arc::new(RunnerHooks::new(Arc::new(runner), session_id.clone(), String::new()))
         });
+        let runner = runner_hooks.as_ref().map(|h| h.runner().clone());
         let engine = self.engine.clone().unwrap_or_else(|| {
             let mut builder = PermissionEngine::builder(permission_settings)
                 .cwd(self.cwd.clone())
@@ -382,6 +386,7 @@ impl SessionBuilder {
                 stats: Mutex::new(BTreeMap::new()),
                 stop: Mutex::new(None),
                 diagnostics,
+                runner,
             }),
         }
     }
@@ -506,6 +511,11 @@ impl Session {
         lock(&self.inner.stats).clone()
     }
 
+    /// The hook runner built from discovered settings, if the session has one.
+    pub fn hook_runner(&self) -> Option<&Arc<HookRunner>> {
+        self.inner.runner.as_ref()
+    }
+
     /// Problems found in settings, rules and hooks while building the session.
     pub fn diagnostics(&self) -> &[String] {
         &self.inner.diagnostics
@@ -524,6 +534,45 @@ impl Session {
         ctx.roots.clone_from(&state.roots);
         ctx.permission_mode = state.mode;
         ctx
+    }
+
+    /// The permission decision for a call without running it and without a prompt: steps
+    /// 1–3, PreToolUse hooks when `run_hooks` (a hook block counts as a hook deny), then the
+    /// engine's synchronous layers. An unknown tool or an invalid input is the error a
+    /// model would get.
+    pub async fn check(&self, call: &ToolCall, run_hooks: bool) -> Result<(String, Evaluation), ToolError> {
+        let tool = self.inner.pool.get(&call.name).cloned().ok_or_else(|| {
+            let closest = self.inner.pool.closest_names(&call.name);
+            ToolError::not_found(format!("No such tool available: {}.", call.name)).with_hint(if closest.is_empty() {
+                "Use one of the tools in your tool list.".to_owned()
+            } else {
+                format!("Did you mean {}?", closest.join(", "))
+            })
+        })?;
+        let mut ctx = self.context();
+        ctx.tool_use_id.clone_from(&call.id);
+        let mut input = validate(&self.inner, &tool, &call.input, &ctx).await?;
+        let mut verdict = None;
+        if run_hooks && let Some(hooks) = &self.inner.hooks {
+            let name = tool.name().to_owned();
+            let outcome = hooks
+                .pre_tool_use(HookCall { tool_name: &name, tool_use_id: &call.id, input: &input, ctx: &ctx })
+                .await;
+            if let Some(updated) = outcome.updated_input {
+                input = validate(&self.inner, &tool, &updated, &ctx).await?;
+            }
+            verdict = match outcome.blocked {
+                Some(reason) => Some(HookVerdict {
+                    behavior: PermissionBehavior::Deny,
+                    reason: Some(reason),
+                    hook: "PreToolUse (exit code 2)".to_owned(),
+                    updated_input: false,
+                }),
+                None => outcome.decision,
+            };
+        }
+        let evaluation = self.inner.engine.evaluate(&*tool, &input, &ctx, verdict.as_ref());
+        Ok((tool.name().to_owned(), evaluation))
     }
 
     /// Runs a message's calls: exactly one result per call, in the calls' order.

@@ -1,0 +1,112 @@
+//! The options every session-building command shares, and building the session from them:
+//! settings discovered as Claude Code discovers them, then the command line on top.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+use toolgate_core::{DynTool, PermissionBehavior, PermissionMode, RuleSource};
+use toolgate_permissions::{LoadedSettings, SettingsDiscovery};
+use toolgate_pipeline::Session;
+
+use crate::prompter::TerminalPrompter;
+
+/// Options of every command that builds a session.
+#[derive(Debug, Clone, Args, Default)]
+pub struct SessionOpts {
+    /// The working directory (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Another directory calls may work in (repeatable).
+    #[arg(long = "add-dir", global = true, value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
+    /// The permission mode: default, acceptEdits, plan, dontAsk or bypassPermissions.
+    #[arg(long, global = true, value_name = "MODE")]
+    pub mode: Option<PermissionMode>,
+    /// A settings file read after the discovered ones (repeatable).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub settings: Vec<PathBuf>,
+    /// An allow rule for this session (repeatable).
+    #[arg(long, global = true, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// An ask rule for this session (repeatable).
+    #[arg(long, global = true, value_name = "RULE")]
+    pub ask: Vec<String>,
+    /// A deny rule for this session (repeatable); a bare tool name removes the tool.
+    #[arg(long, global = true, value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// Skip ~/.claude/settings.json.
+    #[arg(long = "no-user-settings", global = true)]
+    pub no_user_settings: bool,
+    /// Restrict the built-in tools to this comma-separated list ("" for none, "default" for all).
+    #[arg(long, global = true, value_name = "LIST")]
+    pub tools: Option<String>,
+}
+
+impl SessionOpts {
+    /// The working directory, made absolute.
+    pub fn cwd(&self) -> anyhow::Result<PathBuf> {
+        let here = std::env::current_dir().context("the current directory is not readable")?;
+        Ok(match &self.cwd {
+            Some(dir) => toolgate_core::normalize_path(&here.join(dir)),
+            None => here,
+        })
+    }
+
+    /// Every settings source, with the command line on top.
+    pub fn load_settings(&self) -> anyhow::Result<(PathBuf, LoadedSettings)> {
+        let cwd = self.cwd()?;
+        let mut discovery = SettingsDiscovery::new(&cwd);
+        if self.no_user_settings {
+            discovery.sources.retain(|s| *s != RuleSource::UserSettings);
+        }
+        for file in &self.settings {
+            discovery = discovery.with_settings_file(toolgate_core::normalize_path(&cwd.join(file)));
+        }
+        let mut loaded = discovery.load();
+        for (behavior, rules) in [
+            (PermissionBehavior::Allow, &self.allow),
+            (PermissionBehavior::Ask, &self.ask),
+            (PermissionBehavior::Deny, &self.deny),
+        ] {
+            if !rules.is_empty() {
+                loaded.add_cli_rules(behavior, rules, &cwd);
+            }
+        }
+        Ok((cwd, loaded))
+    }
+
+    /// The built-in tools this session offers (`--tools`, `TOOLGATE_SIMPLE=1`).
+    pub fn builtin_tools(&self) -> Vec<DynTool> {
+        let all = toolgate_builtin::all_builtin_tools();
+        let simple = std::env::var("TOOLGATE_SIMPLE").is_ok_and(|v| v == "1" || v == "true");
+        let keep: Option<Vec<String>> = match self.tools.as_deref().map(str::trim) {
+            Some("default") => None,
+            Some(list) => Some(list.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()),
+            None if simple => Some(vec!["Bash".into(), "Read".into(), "Edit".into()]),
+            None => None,
+        };
+        match keep {
+            None => all,
+            Some(names) => all.into_iter().filter(|t| names.iter().any(|n| n == t.name())).collect(),
+        }
+    }
+
+    /// The session: discovered settings, hooks, rules and mode, the built-in tools, and a
+    /// terminal prompter when a person can answer.
+    pub fn session(&self, prompt: bool) -> anyhow::Result<Session> {
+        let (cwd, loaded) = self.load_settings()?;
+        let mut builder = Session::builder().cwd(&cwd).settings(loaded).builtin_tools(self.builtin_tools());
+        for dir in &self.add_dir {
+            builder = builder.add_root(toolgate_core::normalize_path(&cwd.join(dir)));
+        }
+        if let Some(mode) = self.mode {
+            builder = builder.mode(mode);
+        }
+        if prompt && let Some(prompter) = TerminalPrompter::open() {
+            builder = builder.prompter(Arc::new(prompter));
+        }
+        Ok(builder.build())
+    }
+}

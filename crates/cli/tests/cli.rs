@@ -1,0 +1,174 @@
+//! The `toolgate` binary as a program sees it: commands, JSON shapes and exit codes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+/// `toolgate` in a hermetic environment: a temp HOME, no prompts, the given cwd.
+fn toolgate(dir: &std::path::Path) -> Command {
+    let mut cmd = Command::cargo_bin("toolgate").unwrap();
+    cmd.env("HOME", dir).env("TOOLGATE_NO_PROMPT", "1").env_remove("CLAUDE_CONFIG_DIR").current_dir(dir);
+    cmd
+}
+
+fn json_out(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn tools_output_is_byte_for_byte_stable() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = toolgate(dir.path()).arg("tools").output().unwrap();
+    let b = toolgate(dir.path()).arg("tools").output().unwrap();
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let defs = json_out(&a);
+    assert!(defs.as_array().unwrap().iter().any(|d| d["name"] == "ToolSearch"));
+    let show = toolgate(dir.path()).args(["tools", "show", "MCPSearch"]).output().unwrap();
+    assert_eq!(json_out(&show)["name"], "ToolSearch");
+    let missing = toolgate(dir.path()).args(["tools", "show", "ToolSerch"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stdout).contains("did you mean ToolSearch"));
+}
+
+#[test]
+fn check_prints_the_decision_and_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolgate(dir.path())
+        .args(["--deny", "ToolSearch(query:secret*)", "check", "ToolSearch", r#"{"query": "secret stuff"}"#, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_out(&out);
+    assert_eq!(v["tool"], "ToolSearch");
+    assert_eq!(v["behavior"], "deny");
+    assert_eq!(
+        v["reason"],
+        json!({"kind": "rule", "rule": "ToolSearch(query:secret*)", "source": "--disallowedTools", "detail": "ToolSearch(query:secret*)"})
+    );
+    let allowed = toolgate(dir.path()).args(["check", "ToolSearch", r#"{"query": "x"}"#, "--json"]).output().unwrap();
+    let v = json_out(&allowed);
+    assert_eq!((v["behavior"].as_str(), v["reason"]["kind"].as_str()), (Some("allow"), Some("tool")));
+}
+
+#[test]
+fn check_of_an_unknown_tool_or_invalid_input_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolgate(dir.path()).args(["check", "Nope", "{}", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_out(&out)["behavior"], "error");
+    let out = toolgate(dir.path()).args(["check", "ToolSearch", r#"{"query": 5}"#, "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert!(v["message"].as_str().unwrap().contains("query: expected string, got number 5"), "{v}");
+}
+
+#[test]
+fn call_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = toolgate(dir.path()).args(["call", "ToolSearch", r#"{"query": "select:ToolSearch"}"#]).output().unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&ok.stdout).trim(), "[tool loaded: ToolSearch]");
+    let err = toolgate(dir.path()).args(["call", "Nope", "{}", "--json"]).output().unwrap();
+    assert_eq!(err.status.code(), Some(1));
+    let v = json_out(&err);
+    assert_eq!((v["type"].as_str(), v["is_error"].as_bool()), (Some("tool_result"), Some(true)));
+    let usage = toolgate(dir.path()).args(["call"]).output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+    let bad_json = toolgate(dir.path()).args(["call", "ToolSearch", "{oops"]).output().unwrap();
+    assert_eq!(bad_json.status.code(), Some(2));
+}
+
+#[test]
+fn run_answers_anthropic_and_openai_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = json!({"role": "assistant", "content": [
+        {"type": "text", "text": "Searching."},
+        {"type": "tool_use", "id": "toolu_1", "name": "ToolSearch", "input": {"query": "select:ToolSearch"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "Nope", "input": {}}
+    ]});
+    let out = toolgate(dir.path()).arg("run").write_stdin(message.to_string()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json_out(&out);
+    assert_eq!(v["role"], "user");
+    assert_eq!(v["content"][0]["tool_use_id"], "toolu_1");
+    assert_eq!(v["content"][1]["is_error"], true);
+
+    let openai = json!({"role": "assistant", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "ToolSearch", "arguments": "{\"query\": \"zzz\"}"}},
+        {"id": "call_2", "type": "function", "function": {"name": "ToolSearch", "arguments": "{bad"}}
+    ]});
+    let out =
+        toolgate(dir.path()).args(["run", "--format", "openai"]).write_stdin(openai.to_string()).output().unwrap();
+    let v = json_out(&out);
+    assert_eq!(v[0]["role"], "tool");
+    assert_eq!(v[1]["tool_call_id"], "call_2");
+    assert!(v[1]["content"].as_str().unwrap().contains("not valid JSON"));
+}
+
+#[test]
+fn run_jsonl_keeps_one_session_per_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let line =
+        |id: &str| json!([{"type": "tool_use", "id": id, "name": "ToolSearch", "input": {"query": "x"}}]).to_string();
+    let input = format!("{}\n\n{}\n", line("a"), line("b"));
+    let out = toolgate(dir.path()).args(["run", "--jsonl"]).write_stdin(input).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["content"][0]["tool_use_id"], "b");
+}
+
+#[test]
+fn settings_shows_rules_with_their_files_and_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(npm test)", "Bash(oops"], "defaultMode": "plan"}}"#,
+    )
+    .unwrap();
+    let out = toolgate(dir.path()).args(["--allow", "Read", "settings"]).output().unwrap();
+    let v = json_out(&out);
+    let rules = v["permissions"]["rules"].as_array().unwrap();
+    assert!(rules.iter().any(|r| r["rule"] == "Read" && r["file"] == "--allowedTools"));
+    assert!(rules.iter().any(|r| r["rule"] == "Bash(npm test)" && r["source"] == "projectSettings"));
+    assert_eq!(v["permissions"]["defaultMode"], "plan");
+    assert!(v["diagnostics"][0].as_str().unwrap().contains("'Bash(oops'"));
+}
+
+#[test]
+fn hooks_list_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo blocked >&2; exit 2"}]}]}}"#,
+    )
+    .unwrap();
+    let list = toolgate(dir.path()).args(["hooks", "list"]).output().unwrap();
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(text.contains("PreToolUse [Bash] echo blocked >&2; exit 2"), "{text}");
+    let run = toolgate(dir.path())
+        .args([
+            "hooks",
+            "run",
+            "PreToolUse",
+            "--input",
+            r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "t"}"#,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.contains("blocked"), "{text}");
+}
+
+#[test]
+fn completions_and_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolgate(dir.path()).args(["completions", "bash"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("_toolgate()"));
+    let out = toolgate(dir.path()).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("toolgate "));
+}
