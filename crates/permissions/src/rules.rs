@@ -16,7 +16,7 @@ pub enum Family {
     Bash,
     /// Reads of a path (Read, Grep, Glob, LSP, legacy LS and NotebookRead).
     Read,
-    /// Writes of a path (Edit, Write, NotebookEdit, legacy MultiEdit).
+    /// Writes of a path (Edit, Write, NotebookEdit, ApplyPatch, legacy MultiEdit).
     Edit,
     /// WebFetch: the host.
     Web,
@@ -34,7 +34,7 @@ impl Family {
         match tool {
             "Bash" | "Monitor" | "PowerShell" => Self::Bash,
             "Read" | "Grep" | "Glob" | "LSP" | "LS" | "NotebookRead" => Self::Read,
-            "Edit" | "Write" | "NotebookEdit" | "MultiEdit" => Self::Edit,
+            "Edit" | "Write" | "NotebookEdit" | "MultiEdit" | "ApplyPatch" => Self::Edit,
             "WebFetch" => Self::Web,
             "Agent" | "Skill" => Self::Named,
             t if t.starts_with("mcp__") => Self::Mcp,

@@ -12,8 +12,27 @@
 use toolgate_core::{DynTool, ToolSearchTool};
 
 // -- file tools: modules --
+mod apply_patch;
+mod edit;
+mod file_io;
+mod multi_edit;
+mod notebook_edit;
+mod read;
+mod write;
 // -- search tools: modules --
+mod glob;
+mod grep;
+mod ls;
+mod walk;
+pub use glob::GlobOptions;
 // -- shell tools: modules --
+mod bash;
+mod monitor;
+#[cfg(feature = "powershell")]
+mod powershell;
+mod shells;
+mod task_output;
+mod task_stop;
 
 /// Every built-in tool, in no particular order (the pool sorts them).
 ///
@@ -23,8 +42,29 @@ pub fn all_builtin_tools() -> Vec<DynTool> {
     #[allow(unused_mut)]
     let mut tools = vec![ToolSearchTool::shared()];
     // -- file tools: list --
+    tools.extend([
+        read::tool(),
+        write::tool(),
+        edit::tool(),
+        multi_edit::tool(),
+        notebook_edit::tool(),
+        apply_patch::tool(),
+    ]);
     // -- search tools: list --
+    tools.extend([
+        toolgate_core::typed(glob::GlobTool),
+        toolgate_core::typed(grep::GrepTool),
+        toolgate_core::typed(ls::LsTool),
+    ]);
     // -- shell tools: list --
+    tools.extend([
+        bash::Bash::tool(),
+        task_output::TaskOutput::tool(),
+        task_stop::TaskStop::tool(),
+        monitor::Monitor::tool(),
+    ]);
+    #[cfg(feature = "powershell")]
+    tools.push(powershell::PowerShell::tool());
     tools
 }
 

@@ -1,0 +1,177 @@
+//! Bash: runs a shell command and returns its merged output.
+//!
+//! Input as Claude Code's: `command`, `timeout` (ms), `description`, `run_in_background`.
+//! The run itself is [`crate::shells::foreground`]: own process group through the process
+//! helper, stdout and stderr merged in order, head and tail of long output with the whole
+//! saved, exit codes reported (status 1 of `grep`-like commands is not a failure), the
+//! group killed on timeout or interrupt, and `cd` carried over inside the roots.
+//!
+//! A call is read-only, and so concurrency-safe, exactly when the permissions crate's
+//! static classifier proves the command read-only.
+//!
+//! How a call fails, by [`toolgate_core::ToolErrorKind`]:
+//!
+//! | kind | when | text |
+//! |---|---|---|
+//! | `io` | the command exited non-zero (except status 1 of grep-like commands) or was killed by a signal | `Exit code N` then the output; a hint for 126 and 127 |
+//! | `timeout` | the timeout passed; the group was killed | `Command timed out after Xs …` then the partial output |
+//! | `cancelled` | the call was interrupted; the group was killed | `Command was interrupted …` then the partial output |
+//! | `invalid_input` | a timeout that is not a positive number, a NUL in the command | what to send instead |
+//! | `not_found` | neither the working directory nor any root exists | |
+//! | `io` | the shell could not be started | |
+
+mod prompt;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use toolgate_core::{DynTool, InterruptBehavior, ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_permissions::bash::{analyze, is_read_only};
+
+use crate::shells::config::ShellConfig;
+use crate::shells::foreground::{Call, run_foreground, start_background};
+use crate::shells::one_line;
+use crate::shells::script::Shell;
+
+/// Bash's input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BashInput {
+    /// The command to run.
+    pub(crate) command: String,
+    /// Milliseconds before the command is killed (default 120000, at most 600000).
+    #[serde(default)]
+    pub(crate) timeout: Option<f64>,
+    /// What the command does, in 5-10 words of active voice, e.g. "List files in the
+    /// current directory".
+    #[serde(default)]
+    pub(crate) description: Option<String>,
+    /// Run the command in the background and return its task ID at once; read its output
+    /// with TaskOutput, stop it with TaskStop.
+    #[serde(default)]
+    pub(crate) run_in_background: Option<bool>,
+}
+
+/// The Bash tool.
+#[derive(Debug, Clone)]
+pub(crate) struct Bash {
+    config: ShellConfig,
+}
+
+impl Bash {
+    /// Bash configured from the environment.
+    pub(crate) fn tool() -> DynTool {
+        typed(Self::with_config(ShellConfig::from_env()))
+    }
+
+    /// Bash with the given configuration.
+    pub(crate) fn with_config(config: ShellConfig) -> Self {
+        Self { config }
+    }
+}
+
+/// Checks shared by Bash, PowerShell and Monitor: the command must be passable to a shell.
+pub(crate) fn check_command(command: &str) -> Result<(), ToolError> {
+    if command.contains('\0') {
+        return Err(ToolError::invalid_input("command contains a NUL character, which no shell can receive")
+            .with_hint("remove the NUL; to produce one, use printf '\\0' inside the command"));
+    }
+    Ok(())
+}
+
+/// Commands whose run is flagged destructive (a hint for people and classifiers).
+fn is_destructive(command: &str) -> bool {
+    analyze(command).commands.iter().any(|cmd| {
+        let args: Vec<&str> = cmd.argv.iter().map(String::as_str).collect();
+        match args.as_slice() {
+            [name, ..] if matches!(*name, "rm" | "rmdir" | "shred" | "dd" | "truncate" | "wipefs") => true,
+            [name, ..] if name.starts_with("mkfs") => true,
+            ["git", rest @ ..] => match rest {
+                ["reset", flags @ ..] => flags.contains(&"--hard"),
+                ["clean", ..] => true,
+                ["push", flags @ ..] => flags.iter().any(|f| matches!(*f, "-f" | "--force" | "--force-with-lease")),
+                ["checkout", flags @ ..] | ["restore", flags @ ..] => flags.contains(&"--") || flags.contains(&"."),
+                ["branch", flags @ ..] => flags.contains(&"-D"),
+                _ => false,
+            },
+            _ => false,
+        }
+    })
+}
+
+impl TypedTool for Bash {
+    type Input = BashInput;
+    type Output = ToolOutput;
+
+    fn name(&self) -> &'static str {
+        "Bash"
+    }
+
+    fn description(&self) -> String {
+        prompt::description(&self.config)
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some("run shell commands, builds, tests and git")
+    }
+
+    fn is_read_only(&self, input: &BashInput) -> bool {
+        is_read_only(&analyze(&input.command))
+    }
+
+    fn is_concurrency_safe(&self, input: &BashInput) -> bool {
+        self.is_read_only(input)
+    }
+
+    fn is_destructive(&self, input: &BashInput) -> bool {
+        is_destructive(&input.command)
+    }
+
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Cancel
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        // Bash cuts its own output; leave room for its notes so that the pipeline does
+        // not persist an already-cut result again.
+        ResultLimit::Chars(self.config.max_output_chars + 10_000)
+    }
+
+    async fn validate(&self, input: &BashInput, _ctx: &ToolContext) -> Result<(), ToolError> {
+        check_command(&input.command)?;
+        self.config.timeout("timeout", input.timeout)?;
+        Ok(())
+    }
+
+    fn permission_target(&self, input: &BashInput) -> Option<String> {
+        Some(input.command.clone())
+    }
+
+    async fn call(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        check_command(&input.command)?;
+        let timeout = self.config.timeout("timeout", input.timeout)?;
+        if input.run_in_background.unwrap_or(false) {
+            return start_background(
+                "Bash",
+                Shell::Posix,
+                &input.command,
+                input.description.as_deref(),
+                ctx,
+                &self.config,
+            );
+        }
+        let call = Call { tool: "Bash", shell: Shell::Posix, command: &input.command, timeout };
+        run_foreground(&call, ctx, &self.config).await
+    }
+
+    fn render_use(&self, input: &BashInput) -> String {
+        let background = if input.run_in_background.unwrap_or(false) { " &" } else { "" };
+        format!("Bash({}{background})", one_line(&input.command, 120))
+    }
+
+    fn to_classifier_input(&self, input: &BashInput) -> Option<String> {
+        Some(input.command.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests;
