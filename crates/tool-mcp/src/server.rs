@@ -1,0 +1,645 @@
+//! The server direction: a toolgate [`Session`]'s pool served as an MCP server, over stdio
+//! or streamable HTTP. Every `tools/call` runs through [`Session::run_message_with`], so
+//! hooks and permission apply exactly as for a model's calls.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::{Bytes, Incoming};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitationAction, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{ElicitationMode, Peer, RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::task::JoinHandle;
+use toolgate_core::{BoxFuture, ContentBlock, DefinitionFormat};
+use toolgate_permissions::{PromptAnswer, PromptRequest, Prompter};
+use toolgate_pipeline::{Event, EventSink, Session, ToolCall};
+
+use crate::convert::unwrap_tool_use_error;
+
+/// How long a permission question put to the MCP client may stay unanswered before the
+/// call is denied: 10 minutes.
+pub const ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Why serving could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// Binding the address, or the transport, failed.
+    #[error("i/o error while serving MCP: {0}")]
+    Io(#[from] std::io::Error),
+    /// The client's `initialize` failed.
+    #[error("the MCP client did not initialize: {0}")]
+    Initialize(String),
+    /// A non-loopback address was given without a bearer token.
+    #[error("serving MCP on {addr}, which is not a loopback address, needs a bearer token")]
+    TokenRequired {
+        /// The address asked for.
+        addr: SocketAddr,
+    },
+    /// The service task failed.
+    #[error("the MCP service stopped unexpectedly: {0}")]
+    Task(String),
+}
+
+/// What the served MCP server says about itself.
+///
+/// ```
+/// use toolgate_mcp::ServeOptions;
+/// let opts = ServeOptions::new().instructions("Tools of the /repo workspace.");
+/// assert_eq!(opts.name, "toolgate");
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct ServeOptions {
+    /// `serverInfo.name` (default `toolgate`).
+    pub name: String,
+    /// `serverInfo.version` (default this crate's version).
+    pub version: String,
+    /// `instructions` for the client.
+    pub instructions: Option<String>,
+    /// The prompter the session's permission engine asks, if it is an [`McpPrompter`]:
+    /// the server tells it which client is calling.
+    pub prompter: Option<Arc<McpPrompter>>,
+}
+
+impl fmt::Debug for ServeOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServeOptions")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("prompter", &self.prompter.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ServeOptions {
+    /// `toolgate`, this crate's version, no instructions, no prompter.
+    pub fn new() -> Self {
+        Self {
+            name: "toolgate".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            prompter: None,
+        }
+    }
+
+    /// Sets the instructions.
+    #[must_use]
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Routes the session's permission questions to the calling client (give the same
+    /// prompter to [`toolgate_pipeline::SessionBuilder::prompter`]).
+    #[must_use]
+    pub fn prompter(mut self, prompter: Arc<McpPrompter>) -> Self {
+        self.prompter = Some(prompter);
+        self
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A call being served, and the client that made it.
+struct InFlight {
+    key: String,
+    tool: String,
+    summary: Option<String>,
+    peer: Peer<RoleServer>,
+}
+
+/// A [`Prompter`] that puts permission questions to the MCP client that made the call, as
+/// an elicitation (a form with one "always allow" checkbox): accept runs the call (and,
+/// with the box ticked, saves the suggested rules), decline or cancel denies it. A client
+/// that does not support elicitation gets a denial that names the rule that would allow
+/// the call.
+///
+/// Build the session with it and give it to [`ServeOptions::prompter`]:
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolgate_mcp::{McpPrompter, ServeOptions};
+/// use toolgate_pipeline::Session;
+/// let prompter = McpPrompter::new();
+/// let session = Session::builder().cwd("/tmp").prompter(prompter.clone()).build();
+/// let opts = ServeOptions::new().prompter(prompter);
+/// # drop((session, opts));
+/// ```
+///
+/// The permission engine does not say which call a question is for, so the prompter
+/// matches it to the served call with the same one-line summary (the pipeline's
+/// `CallStarted` event), falling back to the latest call in flight.
+#[derive(Default)]
+pub struct McpPrompter {
+    inflight: Mutex<Vec<InFlight>>,
+}
+
+impl fmt::Debug for McpPrompter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "McpPrompter({} calls in flight)", lock(&self.inflight).len())
+    }
+}
+
+impl McpPrompter {
+    /// A prompter with no calls in flight.
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    fn begin(&self, key: &str, tool: &str, peer: &Peer<RoleServer>) {
+        lock(&self.inflight).push(InFlight {
+            key: key.to_owned(),
+            tool: tool.to_owned(),
+            summary: None,
+            peer: peer.clone(),
+        });
+    }
+
+    fn started(&self, key: &str, summary: &str) {
+        if let Some(entry) = lock(&self.inflight).iter_mut().find(|e| e.key == key) {
+            entry.summary = Some(summary.to_owned());
+        }
+    }
+
+    fn end(&self, key: &str) {
+        lock(&self.inflight).retain(|e| e.key != key);
+    }
+
+    fn peer_for(&self, request: &PromptRequest) -> Option<Peer<RoleServer>> {
+        let inflight = lock(&self.inflight);
+        inflight
+            .iter()
+            .rev()
+            .find(|e| e.summary.as_deref() == Some(request.summary.as_str()))
+            .or_else(|| inflight.iter().rev().find(|e| e.tool == request.tool_name))
+            .or_else(|| inflight.last())
+            .map(|e| e.peer.clone())
+    }
+}
+
+/// The denial for a call no one can approve.
+fn cannot_ask(request: &PromptRequest, why: &str) -> PromptAnswer {
+    let hint = match request.suggestions.first() {
+        Some(rule) => format!(" To allow it, add \"{rule}\" to permissions.allow in .claude/settings.local.json."),
+        None => String::new(),
+    };
+    PromptAnswer::Deny { feedback: Some(format!("{}. {why}, so it was denied.{hint}", request.message)) }
+}
+
+impl Prompter for McpPrompter {
+    fn prompt<'a>(&'a self, request: &'a PromptRequest) -> BoxFuture<'a, PromptAnswer> {
+        Box::pin(async move {
+            let Some(peer) = self.peer_for(request) else {
+                return cannot_ask(request, "No MCP client is connected to approve it");
+            };
+            if !peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+                return cannot_ask(request, "The MCP client cannot be asked (it does not support elicitation)");
+            }
+            let mut properties = serde_json::Map::new();
+            if !request.suggestions.is_empty() {
+                properties.insert(
+                    "always".to_owned(),
+                    json!({
+                        "type": "boolean",
+                        "title": "Always allow",
+                        "description": format!("Also save {} to .claude/settings.local.json", request.suggestions.join(", ")),
+                        "default": false
+                    }),
+                );
+            }
+            let message = format!("Allow {}?\n{}", request.summary, request.message);
+            let params = json!({
+                "mode": "form",
+                "message": message,
+                "requestedSchema": {"type": "object", "properties": properties}
+            });
+            let params = match serde_json::from_value(params) {
+                Ok(params) => params,
+                Err(e) => return cannot_ask(request, &format!("The question could not be built ({e})")),
+            };
+            let answer = tokio::time::timeout(ELICITATION_TIMEOUT, peer.create_elicitation(params)).await;
+            match answer {
+                Ok(Ok(result)) => match result.action {
+                    ElicitationAction::Accept => {
+                        let always = result.content.as_ref().and_then(|c| c.get("always")).and_then(Value::as_bool);
+                        if always == Some(true) { PromptAnswer::AllowAlways } else { PromptAnswer::AllowOnce }
+                    }
+                    _ => PromptAnswer::Deny { feedback: Some("declined through the MCP client".to_owned()) },
+                },
+                Ok(Err(e)) => cannot_ask(request, &format!("Asking the MCP client failed ({e})")),
+                Err(_) => cannot_ask(request, "The MCP client did not answer within 10 minutes"),
+            }
+        })
+    }
+}
+
+/// The MCP server over a session.
+#[derive(Clone)]
+struct PoolServer {
+    session: Session,
+    opts: Arc<ServeOptions>,
+    tools: Arc<OnceLock<Vec<Tool>>>,
+    calls: Arc<AtomicU64>,
+}
+
+impl PoolServer {
+    fn new(session: Session, opts: ServeOptions) -> Self {
+        Self { session, opts: Arc::new(opts), tools: Arc::new(OnceLock::new()), calls: Arc::new(AtomicU64::new(0)) }
+    }
+
+    /// The pool's MCP definitions, with the annotations asked of each tool with a probe
+    /// input that has every required field (a typed tool cannot answer for `{}`).
+    fn tool_list(&self) -> &[Tool] {
+        self.tools.get_or_init(|| {
+            let pool = self.session.pool();
+            pool.tools()
+                .filter_map(|tool| {
+                    let mut def = pool.definition(&**tool, DefinitionFormat::Mcp);
+                    let probe = probe_input(tool.input_schema());
+                    def["annotations"] = json!({
+                        "title": tool.user_facing_name(None),
+                        "readOnlyHint": tool.is_read_only(&probe),
+                        "destructiveHint": tool.is_destructive(&probe),
+                    });
+                    serde_json::from_value::<Tool>(def).ok()
+                })
+                .collect()
+        })
+    }
+}
+
+impl ServerHandler for PoolServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = rmcp::model::Implementation::new(self.opts.name.clone(), self.opts.version.clone());
+        info.instructions.clone_from(&self.opts.instructions);
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tool_list().to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed);
+        let key = format!("mcp_{}_{n}", std::process::id());
+        let call =
+            ToolCall::new(key.clone(), request.name.to_string(), Value::Object(request.arguments.unwrap_or_default()));
+        let prompter = self.opts.prompter.clone();
+        if let Some(p) = &prompter {
+            p.begin(&key, &request.name, &context.peer);
+        }
+        let progress_token = context.meta.get_progress_token();
+        let events: Option<EventSink> = if prompter.is_some() || progress_token.is_some() {
+            let peer = context.peer.clone();
+            let prompter = prompter.clone();
+            let sink: EventSink = Arc::new(move |event| match event {
+                Event::CallStarted { tool_use_id, summary, .. } => {
+                    if let Some(p) = &prompter {
+                        p.started(&tool_use_id, &summary);
+                    }
+                }
+                Event::Progress(progress) => {
+                    if let Some(token) = &progress_token {
+                        let total = progress.data.as_ref().and_then(|d| d.get("total")).and_then(Value::as_f64);
+                        let value = progress.data.as_ref().and_then(|d| d.get("progress")).and_then(Value::as_f64);
+                        let param = json!({
+                            "progressToken": token,
+                            "progress": value.unwrap_or(0.0),
+                            "total": total,
+                            "message": progress.message,
+                        });
+                        if let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param) {
+                            let peer = peer.clone();
+                            tokio::spawn(async move {
+                                let _ = peer.notify_progress(param).await;
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            });
+            Some(sink)
+        } else {
+            None
+        };
+        let results = self.session.run_message_with(vec![call], context.ct.clone(), events).await;
+        if let Some(p) = &prompter {
+            p.end(&key);
+        }
+        let Some(result) = results.into_iter().next() else {
+            return Err(ErrorData::internal_error("the pipeline returned no result", None));
+        };
+        let content: Vec<rmcp::model::ContentBlock> = result
+            .content
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text { text } if result.is_error => {
+                    rmcp::model::ContentBlock::text(unwrap_tool_use_error(text).to_owned())
+                }
+                other => crate::convert::mcp_content(other),
+            })
+            .collect();
+        let out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+        Ok(CallToolResponse::Complete(out))
+    }
+}
+
+/// An input with a placeholder for every required field of `schema` (empty string, zero,
+/// false, empty list or object, or the first enum value), for asking input-dependent
+/// capabilities of a tool as a whole.
+fn probe_input(schema: &Value) -> Value {
+    let mut probe = serde_json::Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for name in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        let prop = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+        let kind = match prop.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(Value::Array(types)) => {
+                types.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null")
+            }
+            _ => "",
+        };
+        let value = match (prop.get("enum").and_then(Value::as_array).and_then(|e| e.first()), kind) {
+            (Some(first), _) => first.clone(),
+            (None, "string") => json!(""),
+            (None, "integer" | "number") => json!(0),
+            (None, "boolean") => json!(false),
+            (None, "array") => json!([]),
+            (None, "object") => json!({}),
+            _ => Value::Null,
+        };
+        probe.insert(name.to_owned(), value);
+    }
+    Value::Object(probe)
+}
+
+/// Serves the session's pool over this process's stdin and stdout until the client
+/// disconnects.
+///
+/// # Errors
+///
+/// [`ServeError::Initialize`] when the client does not initialize, [`ServeError::Task`]
+/// when the service fails.
+pub async fn serve_stdio(session: Session, opts: ServeOptions) -> Result<(), ServeError> {
+    let (stdin, stdout) = rmcp::transport::stdio();
+    serve_io(session, stdin, stdout, opts).await
+}
+
+/// Serves the session's pool over any byte stream pair (JSON-RPC lines) until the client
+/// disconnects: a socket, a pipe, an in-memory duplex in tests.
+///
+/// ```
+/// # let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// use serde_json::json;
+/// use toolgate_core::{PermissionMode, ToolBuilder, ToolOutput};
+/// use toolgate_mcp::{ServeOptions, serve_io};
+/// use toolgate_pipeline::Session;
+///
+/// let echo = ToolBuilder::new("Echo")
+///     .schema(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
+///     .read_only(true)
+///     .call(|input, _| async move { Ok(ToolOutput::text(input["text"].as_str().unwrap_or_default())) })
+///     .build();
+/// let session = Session::builder().cwd("/tmp").builtin_tools([echo]).mode(PermissionMode::BypassPermissions).build();
+/// let (client_side, server_side) = tokio::io::duplex(64 * 1024);
+/// let (read, write) = tokio::io::split(server_side);
+/// let server = tokio::spawn(serve_io(session, read, write, ServeOptions::new()));
+///
+/// let client = rmcp::ServiceExt::serve((), tokio::io::split(client_side)).await.unwrap();
+/// let args = json!({"text": "hi"}).as_object().cloned().unwrap();
+/// let result = client.call_tool(rmcp::model::CallToolRequestParams::new("Echo").with_arguments(args)).await.unwrap();
+/// assert_eq!(result.content[0].as_text().unwrap().text, "hi");
+/// client.cancel().await.unwrap();
+/// server.await.unwrap().unwrap();
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// As [`serve_stdio`].
+pub async fn serve_io<R, W>(session: Session, read: R, write: W, opts: ServeOptions) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let running =
+        PoolServer::new(session, opts).serve((read, write)).await.map_err(|e| ServeError::Initialize(e.to_string()))?;
+    running.waiting().await.map_err(|e| ServeError::Task(e.to_string()))?;
+    Ok(())
+}
+
+/// A running streamable-HTTP MCP server ([`serve_http`]).
+#[derive(Debug)]
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    cancel: tokio_util::sync::CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// The address it listens on (with the real port when port 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint URL, `http://ADDR/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.local_addr)
+    }
+
+    /// Stops accepting connections, ends every session and waits for the accept loop.
+    pub async fn shutdown(self) {
+        self.cancel.cancel();
+        let _ = self.task.await;
+    }
+
+    /// Waits until the server stops (it runs until [`HttpServer::shutdown`] or an error).
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Task`] when the accept loop panicked.
+    pub async fn wait(self) -> Result<(), ServeError> {
+        self.task.await.map_err(|e| ServeError::Task(e.to_string()))
+    }
+}
+
+type HttpResponse = hyper::Response<BoxBody<Bytes, Infallible>>;
+
+fn unauthorized() -> HttpResponse {
+    let body = Full::new(Bytes::from_static(b"{\"error\":\"a valid bearer token is required\"}")).boxed();
+    let mut response = hyper::Response::new(body);
+    *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
+    response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, hyper::header::HeaderValue::from_static("Bearer"));
+    response
+}
+
+/// Compares in time independent of where the first difference is.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn authorized(request: &hyper::Request<Incoming>, token: &str) -> bool {
+    request
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .is_some_and(|given| same_secret(given.trim().as_bytes(), token.as_bytes()))
+}
+
+/// Serves the session's pool over streamable HTTP at `http://ADDR/mcp` (any path is
+/// accepted). A loopback address needs no token; any other address needs
+/// `bearer_token`, and then every request must carry `Authorization: Bearer <token>`
+/// (a loopback server checks a token too when one is given). Returns once listening.
+///
+/// # Errors
+///
+/// [`ServeError::TokenRequired`] for a non-loopback address without a token;
+/// [`ServeError::Io`] when the address cannot be bound.
+pub async fn serve_http(
+    session: Session,
+    addr: SocketAddr,
+    bearer_token: Option<String>,
+    opts: ServeOptions,
+) -> Result<HttpServer, ServeError> {
+    use hyper_util::rt::TokioIo;
+    use hyper_util::service::TowerToHyperService;
+
+    let loopback = addr.ip().is_loopback();
+    if !loopback && bearer_token.as_deref().is_none_or(str::is_empty) {
+        return Err(ServeError::TokenRequired { addr });
+    }
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local_addr = listener.local_addr()?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
+    if !loopback {
+        // The token guards the server; DNS rebinding is a loopback concern.
+        config = config.disable_allowed_hosts();
+    }
+    let handler = PoolServer::new(session, opts);
+    let service =
+        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
+    let token: Option<Arc<str>> = bearer_token.filter(|t| !t.is_empty()).map(Arc::from);
+    let accept_cancel = cancel.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let stream = tokio::select! {
+                () = accept_cancel.cancelled() => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(_) => continue,
+                },
+            };
+            let inner = TowerToHyperService::new(service.clone());
+            let token = token.clone();
+            let svc = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                let inner = inner.clone();
+                let token = token.clone();
+                async move {
+                    if let Some(token) = &token
+                        && !authorized(&request, token)
+                    {
+                        return Ok::<_, Infallible>(unauthorized());
+                    }
+                    hyper::service::Service::call(&inner, request).await
+                }
+            });
+            let conn_cancel = accept_cancel.clone();
+            tokio::spawn(async move {
+                let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
+                tokio::pin!(conn);
+                tokio::select! {
+                    _ = conn.as_mut() => {}
+                    () = conn_cancel.cancelled() => conn.as_mut().graceful_shutdown(),
+                }
+            });
+        }
+    });
+    Ok(HttpServer { local_addr, cancel, task })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_fill_every_required_field() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "file_path": {"type": "string"},
+                "limit": {"type": ["integer", "null"]},
+                "mode": {"enum": ["fast", "slow"]},
+                "optional": {"type": "string"}
+            },
+            "required": ["file_path", "limit", "mode"]
+        });
+        assert_eq!(probe_input(&schema), json!({"file_path": "", "limit": 0, "mode": "fast"}));
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"abcd"));
+    }
+
+    #[tokio::test]
+    async fn non_loopback_addresses_need_a_token() {
+        let session = Session::builder().cwd("/tmp").build();
+        let addr: SocketAddr = "0.0.0.0:0".parse().unwrap();
+        let err = serve_http(session, addr, None, ServeOptions::new()).await.unwrap_err();
+        assert!(matches!(err, ServeError::TokenRequired { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_question_no_one_can_answer_names_the_rule() {
+        let request = PromptRequest {
+            tool_name: "Bash".into(),
+            summary: "Bash(git push)".into(),
+            input: json!({"command": "git push"}),
+            message: "Bash(git push) needs approval; the rule Bash(git push:*) would allow it".into(),
+            reason: toolgate_core::DecisionReason::Default,
+            suggestions: vec!["Bash(git push:*)".into()],
+        };
+        let PromptAnswer::Deny { feedback: Some(text) } =
+            cannot_ask(&request, "No MCP client is connected to approve it")
+        else {
+            panic!("expected a denial")
+        };
+        assert!(text.contains("add \"Bash(git push:*)\" to permissions.allow"), "{text}");
+    }
+}

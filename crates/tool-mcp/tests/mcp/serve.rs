@@ -1,0 +1,195 @@
+//! toolgate serving a session with the real built-in tools, and toolgate's client (and a
+//! plain rmcp client) calling it: Read and Edit round-trip, and hooks, rules and the
+//! elicitation prompter apply to served calls.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    Implementation,
+};
+use rmcp::service::{RequestContext, RoleClient};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use serde_json::{Value, json};
+use toolgate_core::{PermissionMode, ToolPool};
+use toolgate_mcp::{
+    HttpServer, McpManager, McpPrompter, McpServerConfig, ServeOptions, ServerStatus, serve_http, serve_io,
+};
+use toolgate_permissions::SettingsDiscovery;
+use toolgate_pipeline::{Session, ToolCall};
+
+use crate::support::options;
+
+const TOKEN: &str = "test-token-123";
+
+/// A project with a file to edit, a deny rule and a PreToolUse hook that blocks Write.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "hello world\n").unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "s3cret\n").unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    let settings = json!({
+        "permissions": {"deny": ["Read(./secret.txt)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
+            {"type": "command", "command": "echo 'writes are blocked by the test hook' >&2; exit 2"}
+        ]}]}
+    });
+    std::fs::write(dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    dir
+}
+
+/// The session `toolgate mcp serve` would run for `dir`, with every built-in tool.
+fn serving_session(dir: &Path, prompter: Arc<McpPrompter>) -> Session {
+    let loaded = SettingsDiscovery::new(dir).with_home(None).with_managed_dir(None).load();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    Session::builder()
+        .cwd(dir)
+        .settings(loaded)
+        .builtin_tools(toolgate_builtin::all_builtin_tools())
+        .prompter(prompter)
+        .mode(PermissionMode::Default)
+        .build()
+}
+
+async fn serve(dir: &Path) -> HttpServer {
+    let prompter = McpPrompter::new();
+    let session = serving_session(dir, prompter.clone());
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    serve_http(session, addr, Some(TOKEN.to_owned()), ServeOptions::new().prompter(prompter)).await.unwrap()
+}
+
+/// A client session calling the served tools (its own permission bypassed, so only the
+/// serving side decides).
+async fn client(url: &str) -> (McpManager, Session) {
+    let config = McpServerConfig::http("toolgate", url).with_env("Authorization", format!("Bearer {TOKEN}"));
+    let manager = McpManager::connect_all(vec![config], options()).await;
+    assert_eq!(manager.statuses()[0].status, ServerStatus::Connected, "{:?}", manager.statuses());
+    let pool = ToolPool::builder().mcps(manager.tools()).build();
+    let session =
+        Session::builder().cwd(std::env::temp_dir()).pool(pool).mode(PermissionMode::BypassPermissions).build();
+    (manager, session)
+}
+
+fn text(result: &toolgate_pipeline::ToolResultBlock) -> String {
+    result.content.iter().filter_map(|b| b.as_text()).collect::<Vec<_>>().join("\n")
+}
+
+/// A client that approves every elicitation.
+#[derive(Clone, Default)]
+struct Approver {
+    asked: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Approver {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("approver", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"always": false})))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toolgate_serves_read_and_edit_to_its_own_client_with_rules_hooks_and_prompts() {
+    let dir = project();
+    let server = serve(dir.path()).await;
+    let (manager, session) = client(&server.url()).await;
+    let read_tool = manager.tools().into_iter().find(|t| t.name() == "mcp__toolgate__Read").unwrap();
+    assert!(read_tool.is_read_only(&json!({})), "Read is published read-only");
+    let edit_tool = manager.tools().into_iter().find(|t| t.name() == "mcp__toolgate__Edit").unwrap();
+    assert!(!edit_tool.is_read_only(&json!({})));
+
+    let notes = dir.path().join("notes.txt").to_string_lossy().into_owned();
+    let secret = dir.path().join("secret.txt").to_string_lossy().into_owned();
+    let edit = json!({"file_path": notes, "old_string": "world", "new_string": "toolgate"});
+    let results = session
+        .run_message(vec![
+            ToolCall::new("r1", "mcp__toolgate__Read", json!({"file_path": notes})),
+            ToolCall::new("e1", "mcp__toolgate__Edit", edit.clone()),
+            ToolCall::new("w1", "mcp__toolgate__Write", json!({"file_path": notes, "content": "gone"})),
+            ToolCall::new("s1", "mcp__toolgate__Read", json!({"file_path": secret})),
+        ])
+        .await;
+    assert!(!results[0].is_error && text(&results[0]).contains("hello world"), "{}", text(&results[0]));
+    // This client cannot answer elicitations: the ask becomes a denial naming the rule.
+    assert!(results[1].is_error, "{}", text(&results[1]));
+    assert!(text(&results[1]).contains("To allow it, add \"Edit("), "{}", text(&results[1]));
+    assert!(
+        results[2].is_error && text(&results[2]).contains("writes are blocked by the test hook"),
+        "{}",
+        text(&results[2])
+    );
+    assert!(results[3].is_error && text(&results[3]).contains("Read(./secret.txt)"), "{}", text(&results[3]));
+    assert_eq!(std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "hello world\n");
+
+    // A client that supports elicitation is asked, approves, and the edit lands.
+    let approver = Approver::default();
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(TOKEN),
+    );
+    let plain = approver.clone().serve(transport).await.unwrap();
+    let args = edit.as_object().cloned().unwrap();
+    let result = plain.call_tool(CallToolRequestParams::new("Edit").with_arguments(args)).await.unwrap();
+    let out = serde_json::to_value(&result).unwrap();
+    assert_ne!(out["isError"], Value::Bool(true), "{out}");
+    assert_eq!(approver.asked.load(Ordering::SeqCst), 1);
+    assert_eq!(std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "hello toolgate\n");
+
+    // And toolgate's own client reads the edit back.
+    let results =
+        session.run_message(vec![ToolCall::new("r2", "mcp__toolgate__Read", json!({"file_path": notes}))]).await;
+    assert!(text(&results[0]).contains("hello toolgate"), "{}", text(&results[0]));
+
+    plain.cancel().await.unwrap();
+    manager.shutdown().await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_without_the_token_are_refused() {
+    let dir = project();
+    let server = serve(dir.path()).await;
+    let config = McpServerConfig::http("toolgate", server.url());
+    let manager = McpManager::connect_all(vec![config], options()).await;
+    let ServerStatus::Failed { reason } = &manager.statuses()[0].status else { panic!("{:?}", manager.statuses()) };
+    assert!(reason.contains("401") || reason.to_lowercase().contains("auth"), "{reason}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serving_over_a_socket_pair_lists_annotated_tools_and_runs_calls() {
+    let dir = project();
+    let prompter = McpPrompter::new();
+    let session = serving_session(dir.path(), prompter.clone());
+    let (server_side, client_side) = tokio::net::UnixStream::pair().unwrap();
+    let (read, write) = server_side.into_split();
+    let served = tokio::spawn(serve_io(session, read, write, ServeOptions::new().prompter(prompter)));
+    let client = ().serve(client_side).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let read_def = tools.iter().find(|t| t.name == "Read").expect("Read is served");
+    let annotations = read_def.annotations.as_ref().unwrap();
+    assert_eq!(annotations.read_only_hint, Some(true));
+    let notes = dir.path().join("notes.txt").to_string_lossy().into_owned();
+    let args = json!({"file_path": notes}).as_object().cloned().unwrap();
+    let result = client.call_tool(CallToolRequestParams::new("Read").with_arguments(args)).await.unwrap();
+    assert!(result.content[0].as_text().unwrap().text.contains("hello world"));
+    let result = client.call_tool(CallToolRequestParams::new("Nope")).await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(result.content[0].as_text().unwrap().text.starts_with("No such tool available: Nope."));
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+}
