@@ -99,6 +99,12 @@ enum Command {
         #[command(subcommand)]
         action: HooksAction,
     },
+    /// MCP servers: list them, or serve this session's tools over MCP.
+    #[cfg(feature = "mcp")]
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -134,6 +140,22 @@ enum HooksAction {
         /// The event's input JSON (common fields are filled in when missing).
         #[arg(long, default_value = "{}")]
         input: String,
+    },
+}
+
+#[cfg(feature = "mcp")]
+#[derive(Debug, Subcommand)]
+enum McpAction {
+    /// The configured servers, their status and tool counts (JSON).
+    List,
+    /// Serve this session's tools over MCP: stdio, or streamable HTTP with --http.
+    Serve {
+        /// Serve over streamable HTTP on this address (loopback unless a token is given).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// The bearer token HTTP clients must send (required off loopback).
+        #[arg(long, value_name = "TOKEN", env = "TOOLGATE_MCP_TOKEN")]
+        token: Option<String>,
     },
 }
 
@@ -183,18 +205,21 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
             run_messages(&opts, &file, format, jsonl, session_dir).await
         }
         Command::Call { tool, input, json } => {
-            let session = opts.session(true)?;
             let input = parse_input(&input)?;
-            let results = session.run_message(vec![ToolCall::new("toolu_cli", tool, input)]).await;
+            let built = opts.session(true).await?;
+            let results = built.session.run_message(vec![ToolCall::new("toolu_cli", tool, input)]).await;
+            built.shutdown().await;
             let result = results.into_iter().next().context("the pipeline returned no result")?;
             let code = u8::from(result.is_error);
             let stdout = if json { serde_json::to_string_pretty(&result)? } else { human(&result) };
             Ok(Outcome { stdout, code })
         }
         Command::Check { tool, input, json, hooks } => {
-            let session = opts.session(false)?;
             let input = parse_input(&input)?;
-            match session.check(&ToolCall::new("toolu_check", tool, input), hooks).await {
+            let built = opts.session(false).await?;
+            let checked = built.session.check(&ToolCall::new("toolu_check", tool, input), hooks).await;
+            built.shutdown().await;
+            match checked {
                 Ok((name, evaluation)) => {
                     let d = &evaluation.decision;
                     let (rule, source, detail) = match &d.reason {
@@ -237,8 +262,10 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
             }
         }
         Command::Tools { format, all, action } => {
-            let session = opts.session(false)?;
-            let pool = session.pool();
+            let built = opts.session(false).await?;
+            let pool = built.session.pool().clone();
+            built.shutdown().await;
+            let pool = &*pool;
             let format = DefinitionFormat::from(format);
             match action {
                 None if all => {
@@ -283,6 +310,8 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
             }
         }
         Command::Settings => settings(&opts),
+        #[cfg(feature = "mcp")]
+        Command::Mcp { action } => mcp(&opts, action).await,
         Command::Hooks { action } => hooks(&opts, action).await,
         Command::Completions { shell } => {
             let mut out = Vec::new();
@@ -341,7 +370,8 @@ async fn run_messages(
     jsonl: bool,
     session_dir: Option<PathBuf>,
 ) -> anyhow::Result<Outcome> {
-    let session = opts.session(true)?;
+    let built = opts.session(true).await?;
+    let session = &built.session;
     let state_file = session_dir.as_ref().map(|d| d.join("file-state.json"));
     if let Some(path) = &state_file
         && let Ok(text) = std::fs::read_to_string(path)
@@ -362,7 +392,7 @@ async fn run_messages(
         while reader.read_line(&mut line)? > 0 {
             if !line.trim().is_empty() {
                 let message: Value = serde_json::from_str(&line).context("a line is not a JSON message")?;
-                let (reply, _) = answer(&session, &message, format).await?;
+                let (reply, _) = answer(session, &message, format).await?;
                 writeln!(stdout, "{}", serde_json::to_string(&reply)?)?;
                 stdout.flush()?;
             }
@@ -372,14 +402,63 @@ async fn run_messages(
         let mut text = String::new();
         reader.read_to_string(&mut text)?;
         let message: Value = serde_json::from_str(&text).context("the input is not a JSON message")?;
-        let (reply, _) = answer(&session, &message, format).await?;
+        let (reply, _) = answer(session, &message, format).await?;
         out = serde_json::to_string_pretty(&reply)?;
     }
     if let (Some(dir), Some(path)) = (&session_dir, &state_file) {
         std::fs::create_dir_all(dir)?;
         std::fs::write(path, serde_json::to_string(&session.file_state().snapshot())?)?;
     }
+    built.shutdown().await;
     Ok(Outcome::ok(out))
+}
+
+#[cfg(feature = "mcp")]
+async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
+    match action {
+        McpAction::List => {
+            let cwd = opts.cwd()?;
+            let Some(manager) = opts.mcp(&cwd).await else {
+                return Ok(Outcome::ok("[]".to_owned()));
+            };
+            let servers: Vec<Value> = manager
+                .statuses()
+                .iter()
+                .map(|s| {
+                    json!({
+                        "name": s.name,
+                        "scope": s.scope.to_string(),
+                        "transport": s.transport,
+                        "target": s.target,
+                        "status": s.status.to_string(),
+                        "tools": s.tools,
+                        "resources": s.has_resources,
+                    })
+                })
+                .collect();
+            manager.shutdown().await;
+            Ok(Outcome::ok(serde_json::to_string_pretty(&servers)?))
+        }
+        McpAction::Serve { http, token } => {
+            let prompter = toolgate_mcp::McpPrompter::new();
+            let built = opts.build(Some(prompter.clone())).await?;
+            let serve = toolgate_mcp::ServeOptions::new().prompter(prompter);
+            let session = built.session.clone();
+            let result = match http {
+                Some(addr) => match toolgate_mcp::serve_http(session, addr, token, serve).await {
+                    Ok(server) => {
+                        eprintln!("toolgate: serving MCP on {}", server.url());
+                        server.wait().await
+                    }
+                    Err(e) => Err(e),
+                },
+                None => toolgate_mcp::serve_stdio(session, serve).await,
+            };
+            built.shutdown().await;
+            result.map_err(|e| anyhow::anyhow!("{e}"))?;
+            Ok(Outcome::ok(String::new()))
+        }
+    }
 }
 
 fn settings(opts: &SessionOpts) -> anyhow::Result<Outcome> {
@@ -411,7 +490,8 @@ fn settings(opts: &SessionOpts) -> anyhow::Result<Outcome> {
 }
 
 async fn hooks(opts: &SessionOpts, action: HooksAction) -> anyhow::Result<Outcome> {
-    let session = opts.session(false)?;
+    let built = opts.build(None).await?;
+    let session = &built.session;
     let Some(runner) = session.hook_runner() else {
         return Ok(Outcome::ok("no hooks configured".to_owned()));
     };

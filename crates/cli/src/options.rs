@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use toolgate_core::{DynTool, PermissionBehavior, PermissionMode, RuleSource};
-use toolgate_permissions::{LoadedSettings, SettingsDiscovery};
+use toolgate_permissions::{LoadedSettings, Prompter, SettingsDiscovery};
 use toolgate_pipeline::Session;
 
 use crate::prompter::TerminalPrompter;
@@ -42,6 +42,31 @@ pub struct SessionOpts {
     /// Restrict the built-in tools to this comma-separated list ("" for none, "default" for all).
     #[arg(long, global = true, value_name = "LIST")]
     pub tools: Option<String>,
+    /// An MCP server configuration file or JSON (repeatable).
+    #[arg(long = "mcp-config", global = true, value_name = "FILE|JSON")]
+    pub mcp_config: Vec<String>,
+    /// Use only the servers of --mcp-config, none from .mcp.json or ~/.claude.json.
+    #[arg(long = "strict-mcp-config", global = true)]
+    pub strict_mcp_config: bool,
+}
+
+/// A session and what must be shut down with it.
+pub struct Built {
+    /// The session.
+    pub session: Session,
+    /// The MCP servers the session's tools come from.
+    #[cfg(feature = "mcp")]
+    pub mcp: Option<toolgate_mcp::McpManager>,
+}
+
+impl Built {
+    /// Closes every MCP server and reaps its children.
+    pub async fn shutdown(self) {
+        #[cfg(feature = "mcp")]
+        if let Some(manager) = self.mcp {
+            manager.shutdown().await;
+        }
+    }
 }
 
 impl SessionOpts {
@@ -93,20 +118,57 @@ impl SessionOpts {
         }
     }
 
-    /// The session: discovered settings, hooks, rules and mode, the built-in tools, and a
-    /// terminal prompter when a person can answer.
-    pub fn session(&self, prompt: bool) -> anyhow::Result<Session> {
+    /// The configured MCP servers (none configured: nothing is started, start-up stays fast).
+    #[cfg(feature = "mcp")]
+    pub async fn mcp(&self, cwd: &std::path::Path) -> Option<toolgate_mcp::McpManager> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut loader = toolgate_mcp::McpConfigLoader::new(cwd).home(home.as_deref()).strict(self.strict_mcp_config);
+        for config in &self.mcp_config {
+            loader = loader.mcp_config(config);
+        }
+        let configs = loader.load();
+        for d in &configs.diagnostics {
+            eprintln!("toolgate: {d}");
+        }
+        if configs.servers.is_empty() {
+            return None;
+        }
+        Some(toolgate_mcp::McpManager::connect_all(configs, toolgate_mcp::ConnectOptions::from_env(cwd)).await)
+    }
+
+    /// The session: discovered settings, hooks, rules and mode, the built-in tools, the
+    /// configured MCP servers' tools, and a prompter when a person can answer.
+    pub async fn build(&self, prompter: Option<Arc<dyn Prompter>>) -> anyhow::Result<Built> {
         let (cwd, loaded) = self.load_settings()?;
-        let mut builder = Session::builder().cwd(&cwd).settings(loaded).builtin_tools(self.builtin_tools());
+        let mut builtin = self.builtin_tools();
+        let mut builder = Session::builder().cwd(&cwd).settings(loaded);
+        #[cfg(feature = "mcp")]
+        let mcp = self.mcp(&cwd).await;
+        #[cfg(feature = "mcp")]
+        if let Some(manager) = &mcp {
+            builtin.extend(manager.resource_tools());
+            builder = builder.mcp_tools(manager.tools());
+        }
+        builder = builder.builtin_tools(std::mem::take(&mut builtin));
         for dir in &self.add_dir {
             builder = builder.add_root(toolgate_core::normalize_path(&cwd.join(dir)));
         }
         if let Some(mode) = self.mode {
             builder = builder.mode(mode);
         }
-        if prompt && let Some(prompter) = TerminalPrompter::open() {
-            builder = builder.prompter(Arc::new(prompter));
+        if let Some(prompter) = prompter {
+            builder = builder.prompter(prompter);
         }
-        Ok(builder.build())
+        Ok(Built {
+            session: builder.build(),
+            #[cfg(feature = "mcp")]
+            mcp,
+        })
+    }
+
+    /// [`Self::build`] with the terminal prompter when `prompt` and a terminal is there.
+    pub async fn session(&self, prompt: bool) -> anyhow::Result<Built> {
+        let prompter = if prompt { TerminalPrompter::open().map(|p| Arc::new(p) as Arc<dyn Prompter>) } else { None };
+        self.build(prompter).await
     }
 }

@@ -172,3 +172,59 @@ fn completions_and_version() {
     let out = toolgate(dir.path()).arg("--version").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("toolgate "));
 }
+
+/// The rmcp test server binary, built beside `toolgate` in the same target folder.
+fn test_server() -> Option<std::path::PathBuf> {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_toolgate"));
+    let server = bin.with_file_name("toolgate-mcp-test-server");
+    server.exists().then_some(server)
+}
+
+#[test]
+fn mcp_list_reports_each_server_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut servers = json!({"broken": {"command": "/nonexistent/mcp-server"}});
+    if let Some(server) = test_server() {
+        servers["test"] = json!({"command": server});
+    }
+    std::fs::write(dir.path().join(".mcp.json"), json!({"mcpServers": servers}).to_string()).unwrap();
+    let out = toolgate(dir.path()).args(["mcp", "list"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json_out(&out);
+    let by_name = |n: &str| v.as_array().unwrap().iter().find(|s| s["name"] == n).cloned().unwrap();
+    assert!(by_name("broken")["status"].as_str().unwrap().starts_with("failed"), "{v}");
+    if test_server().is_some() {
+        let test = by_name("test");
+        assert_eq!(test["status"], "connected", "{v}");
+        assert!(test["tools"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn mcp_serve_speaks_json_rpc_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hello from toolgate\n").unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "Read", "arguments": {"file_path": dir.path().join("hello.txt")}}}),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let out = toolgate(dir.path())
+        .args(["mcp", "serve"])
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let replies: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let reply = |id: u64| {
+        replies.iter().find(|r| r["id"] == id).cloned().unwrap_or_else(|| panic!("no reply {id}: {replies:?}"))
+    };
+    let tools = reply(2)["result"]["tools"].as_array().unwrap().clone();
+    assert!(tools.iter().any(|t| t["name"] == "Read"));
+    let read = reply(3);
+    assert_eq!(read["result"]["isError"], false, "{read}");
+    assert!(read["result"]["content"][0]["text"].as_str().unwrap().contains("hello from toolgate"));
+}
