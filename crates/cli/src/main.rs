@@ -12,6 +12,7 @@
 //! Exit codes: 0 success, 1 an error result (or a failed check), 2 usage errors.
 
 mod options;
+mod progress;
 mod prompter;
 
 use std::io::{BufRead as _, Read as _, Write as _};
@@ -33,6 +34,12 @@ use crate::options::SessionOpts;
 #[derive(Debug, Parser)]
 #[command(name = "toolgate", version, about, propagate_version = true)]
 struct Cli {
+    /// More log output on stderr (repeatable; RUST_LOG overrides).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true)]
+    quiet: bool,
     #[command(flatten)]
     session: SessionOpts,
     #[command(subcommand)]
@@ -207,7 +214,9 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Call { tool, input, json } => {
             let input = parse_input(&input)?;
             let built = opts.session(true).await?;
-            let results = built.session.run_message(vec![ToolCall::new("toolu_cli", tool, input)]).await;
+            let calls = vec![ToolCall::new("toolu_cli", tool, input)];
+            let results =
+                built.session.run_message_with(calls, CancellationToken::new(), progress::spinner_sink()).await;
             built.shutdown().await;
             let result = results.into_iter().next().context("the pipeline returned no result")?;
             let code = u8::from(result.is_error);
@@ -353,7 +362,7 @@ fn message_calls(message: &Value, format: MessageFormat) -> anyhow::Result<(Vec<
 
 async fn answer(session: &Session, message: &Value, format: MessageFormat) -> anyhow::Result<(Value, bool)> {
     let (calls, mut malformed) = message_calls(message, format)?;
-    let mut results = session.run_message_with(calls, CancellationToken::new(), None).await;
+    let mut results = session.run_message_with(calls, CancellationToken::new(), progress::spinner_sink()).await;
     results.append(&mut malformed);
     let any_error = results.iter().any(|r| r.is_error);
     let reply = match format {
@@ -532,6 +541,25 @@ async fn hooks(opts: &SessionOpts, action: HooksAction) -> anyhow::Result<Outcom
     }
 }
 
+/// Logs to stderr: warnings by default, `-v` info, `-vv` debug, `-vvv` trace, `-q` errors
+/// only; `RUST_LOG` wins when set.
+fn init_logging(verbose: u8, quiet: bool) {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(console::Term::stderr().is_term())
+        .try_init();
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -541,6 +569,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    init_logging(cli.verbose, cli.quiet);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {

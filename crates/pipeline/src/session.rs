@@ -758,6 +758,7 @@ async fn run_call(
     }
 
     // 1. Lookup.
+    tracing::trace!(tool = %call.name, id = %call.id, "call received");
     let Some(tool) = inner.pool.get(&call.name).cloned() else {
         let closest = inner.pool.closest_names(&call.name);
         let err =
@@ -823,6 +824,14 @@ async fn run_call(
 
     // 5. Permission.
     let decided = inner.engine.decide(&*tool, &input, &ctx, hook_verdict.as_ref()).await;
+    tracing::debug!(
+        tool = %name,
+        id = %call.id,
+        behavior = %decided.decision.behavior,
+        reason = decided.decision.reason.kind(),
+        "permission decided: {}",
+        decided.decision.message
+    );
     emit(Event::PermissionDecided { tool_use_id: call.id.clone(), decision: decided.decision.clone() });
     if decided.decision.behavior != PermissionBehavior::Allow {
         return fail(ToolError::permission(decided.decision.message.clone()));
@@ -840,6 +849,7 @@ async fn run_call(
 
     // 6. Execute.
     let outcome = execute(&tool, input.clone(), &ctx, &cancels).await;
+    tracing::debug!(tool = %name, id = %call.id, ok = outcome.is_ok(), elapsed = ?started.elapsed(), "executed");
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
 
     // 7. PostToolUse / PostToolUseFailure.
