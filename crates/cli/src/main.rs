@@ -16,7 +16,6 @@ mod progress;
 mod prompter;
 
 use std::io::{BufRead as _, Read as _, Write as _};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -59,9 +58,6 @@ enum Command {
         /// One message per input line, one results message per output line, one session.
         #[arg(long)]
         jsonl: bool,
-        /// Keep the file-state cache across invocations in this directory.
-        #[arg(long, value_name = "DIR")]
-        session_dir: Option<PathBuf>,
     },
     /// Run one call through the full pipeline.
     Call {
@@ -208,19 +204,40 @@ fn parse_input(text: &str) -> anyhow::Result<Value> {
 async fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let opts = cli.session;
     match cli.command {
-        Command::Run { file, format, jsonl, session_dir } => {
-            run_messages(&opts, &file, format, jsonl, session_dir).await
-        }
+        Command::Run { file, format, jsonl } => run_messages(&opts, &file, format, jsonl).await,
         Command::Call { tool, input, json } => {
             let input = parse_input(&input)?;
             let built = opts.session(true).await?;
             let calls = vec![ToolCall::new("toolu_cli", tool, input)];
-            let results =
-                built.session.run_message_with(calls, CancellationToken::new(), progress::spinner_sink()).await;
+            // Keep the structured output (an edit's patch) to show a diff.
+            let patch: std::sync::Arc<std::sync::Mutex<Option<Value>>> = std::sync::Arc::default();
+            let spinner = progress::spinner_sink();
+            let sink: toolgate_pipeline::EventSink = {
+                let patch = patch.clone();
+                std::sync::Arc::new(move |event: toolgate_pipeline::Event| {
+                    if let toolgate_pipeline::Event::Output { structured, .. } = &event
+                        && let Some(hunks) = structured.get("structuredPatch")
+                        && let Ok(mut slot) = patch.lock()
+                    {
+                        *slot = Some(hunks.clone());
+                    }
+                    if let Some(spinner) = &spinner {
+                        spinner(event);
+                    }
+                })
+            };
+            let results = built.session.run_message_with(calls, CancellationToken::new(), Some(sink)).await;
             built.shutdown().await;
             let result = results.into_iter().next().context("the pipeline returned no result")?;
             let code = u8::from(result.is_error);
-            let stdout = if json { serde_json::to_string_pretty(&result)? } else { human(&result) };
+            let diff = patch.lock().ok().and_then(|p| p.clone()).map(|p| render_patch(&p)).unwrap_or_default();
+            let stdout = if json {
+                serde_json::to_string_pretty(&result)?
+            } else if diff.is_empty() || result.is_error {
+                human(&result)
+            } else {
+                format!("{}\n{diff}", human(&result))
+            };
             Ok(Outcome { stdout, code })
         }
         Command::Check { tool, input, json, hooks } => {
@@ -345,6 +362,27 @@ fn human(result: &ToolResultBlock) -> String {
         .join("\n")
 }
 
+/// A `structuredPatch` as a diff, coloured when stdout is a terminal.
+fn render_patch(hunks: &Value) -> String {
+    let colour = console::Term::stdout().is_term();
+    let mut out = Vec::new();
+    for hunk in hunks.as_array().into_iter().flatten() {
+        out.push(format!(
+            "@@ -{},{} +{},{} @@",
+            hunk["oldStart"], hunk["oldLines"], hunk["newStart"], hunk["newLines"]
+        ));
+        for line in hunk["lines"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            let styled = match line.chars().next() {
+                Some('+') if colour => console::style(line).green().to_string(),
+                Some('-') if colour => console::style(line).red().to_string(),
+                _ => line.to_owned(),
+            };
+            out.push(styled);
+        }
+    }
+    out.join("\n")
+}
+
 /// The calls of one message, answering malformed OpenAI calls directly.
 fn message_calls(message: &Value, format: MessageFormat) -> anyhow::Result<(Vec<ToolCall>, Vec<ToolResultBlock>)> {
     match format {
@@ -372,23 +410,9 @@ async fn answer(session: &Session, message: &Value, format: MessageFormat) -> an
     Ok((reply, any_error))
 }
 
-async fn run_messages(
-    opts: &SessionOpts,
-    file: &str,
-    format: MessageFormat,
-    jsonl: bool,
-    session_dir: Option<PathBuf>,
-) -> anyhow::Result<Outcome> {
+async fn run_messages(opts: &SessionOpts, file: &str, format: MessageFormat, jsonl: bool) -> anyhow::Result<Outcome> {
     let built = opts.session(true).await?;
     let session = &built.session;
-    let state_file = session_dir.as_ref().map(|d| d.join("file-state.json"));
-    if let Some(path) = &state_file
-        && let Ok(text) = std::fs::read_to_string(path)
-    {
-        let entries: Vec<(PathBuf, toolgate_core::FileState)> =
-            serde_json::from_str(&text).with_context(|| format!("{} is not a file-state snapshot", path.display()))?;
-        session.file_state().restore(entries);
-    }
     let mut reader: Box<dyn std::io::BufRead> = if file == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
@@ -413,10 +437,6 @@ async fn run_messages(
         let message: Value = serde_json::from_str(&text).context("the input is not a JSON message")?;
         let (reply, _) = answer(session, &message, format).await?;
         out = serde_json::to_string_pretty(&reply)?;
-    }
-    if let (Some(dir), Some(path)) = (&session_dir, &state_file) {
-        std::fs::create_dir_all(dir)?;
-        std::fs::write(path, serde_json::to_string(&session.file_state().snapshot())?)?;
     }
     built.shutdown().await;
     Ok(Outcome::ok(out))

@@ -48,20 +48,38 @@ pub struct SessionOpts {
     /// Use only the servers of --mcp-config, none from .mcp.json or ~/.claude.json.
     #[arg(long = "strict-mcp-config", global = true)]
     pub strict_mcp_config: bool,
+    /// Keep the file-state cache (what was read) across invocations in this directory.
+    #[arg(long = "session-dir", global = true, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
 }
+
+/// The file-state snapshot inside a session dir.
+const FILE_STATE: &str = "file-state.json";
 
 /// A session and what must be shut down with it.
 pub struct Built {
     /// The session.
     pub session: Session,
+    /// Where the session's persistable state is kept.
+    pub session_dir: Option<PathBuf>,
     /// The MCP servers the session's tools come from.
     #[cfg(feature = "mcp")]
     pub mcp: Option<toolgate_mcp::McpManager>,
 }
 
 impl Built {
-    /// Closes every MCP server and reaps its children.
+    /// Saves the persistable state, closes every MCP server and reaps its children.
     pub async fn shutdown(self) {
+        if let Some(dir) = &self.session_dir {
+            let saved = std::fs::create_dir_all(dir).and_then(|()| {
+                let snapshot =
+                    serde_json::to_string(&self.session.file_state().snapshot()).map_err(std::io::Error::other)?;
+                std::fs::write(dir.join(FILE_STATE), snapshot)
+            });
+            if let Err(e) = saved {
+                eprintln!("toolgate: could not save the session state in {}: {e}", dir.display());
+            }
+        }
         #[cfg(feature = "mcp")]
         if let Some(manager) = self.mcp {
             manager.shutdown().await;
@@ -159,8 +177,18 @@ impl SessionOpts {
         if let Some(prompter) = prompter {
             builder = builder.prompter(prompter);
         }
+        if let Some(dir) = &self.session_dir {
+            let cache = toolgate_core::FileStateCache::default();
+            if let Ok(text) = std::fs::read_to_string(dir.join(FILE_STATE)) {
+                let entries: Vec<(PathBuf, toolgate_core::FileState)> = serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not a file-state snapshot", dir.join(FILE_STATE).display()))?;
+                cache.restore(entries);
+            }
+            builder = builder.file_state(Arc::new(cache));
+        }
         Ok(Built {
             session: builder.build(),
+            session_dir: self.session_dir.clone(),
             #[cfg(feature = "mcp")]
             mcp,
         })

@@ -228,3 +228,35 @@ fn mcp_serve_speaks_json_rpc_over_stdio() {
     assert_eq!(read["result"]["isError"], false, "{read}");
     assert!(read["result"]["content"][0]["text"].as_str().unwrap().contains("hello from toolgate"));
 }
+
+#[test]
+fn call_shows_an_edit_as_a_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "one\ntwo\nthree\n").unwrap();
+    // Read first (in the same invocation's session dir), then edit in acceptEdits mode.
+    let state = dir.path().join("state");
+    let read = json!([{"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": file}}]).to_string();
+    let out = toolgate(dir.path()).args(["run", "--session-dir"]).arg(&state).write_stdin(read).output().unwrap();
+    assert!(out.status.success());
+    let snapshot = std::fs::read_to_string(state.join("file-state.json")).unwrap();
+    assert!(snapshot.contains("a.txt"), "the read was recorded for the next invocation");
+    // A later invocation with the same session dir may edit without reading again.
+    let edit = json!({"file_path": file, "old_string": "two", "new_string": "deux"});
+    let out = toolgate(dir.path())
+        .args(["--mode", "acceptEdits", "--session-dir"])
+        .arg(&state)
+        .args(["call", "Edit"])
+        .arg(edit.to_string())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("@@ -1,3 +1,3 @@") && text.contains("-two") && text.contains("+deux"), "{text}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ndeux\nthree\n");
+    std::fs::write(dir.path().join("b.txt"), "alpha\n").unwrap();
+    let write = json!({"file_path": dir.path().join("c.txt"), "content": "new\nfile\n"});
+    let out =
+        toolgate(dir.path()).args(["--mode", "acceptEdits", "call", "Write"]).arg(write.to_string()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}

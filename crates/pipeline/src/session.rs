@@ -55,6 +55,16 @@ pub enum Event {
         /// What it said.
         detail: String,
     },
+    /// A call succeeded with structured output (e.g. an edit's `structuredPatch`), before
+    /// PostToolUse hooks; UIs render diffs from it.
+    Output {
+        /// The call.
+        tool_use_id: String,
+        /// Its tool.
+        tool_name: String,
+        /// The tool's structured output.
+        structured: Value,
+    },
     /// A call finished.
     CallFinished {
         /// The call.
@@ -856,6 +866,11 @@ async fn run_call(
     let hook_call = HookCall { tool_name: &name, tool_use_id: &call.id, input: &input, ctx: &ctx };
     match outcome {
         Ok(output) => {
+            if let Some(structured) = &output.structured
+                && events.is_some()
+            {
+                emit(Event::Output { tool_use_id: call.id.clone(), tool_name: name.clone(), structured: structured.clone() });
+            }
             let mut content = output_content(&name, &output);
             if let Some(hooks) = &inner.hooks {
                 let response = output.structured.clone().unwrap_or_else(|| Value::String(output.to_text()));
