@@ -869,7 +869,11 @@ async fn run_call(
             if let Some(structured) = &output.structured
                 && events.is_some()
             {
-                emit(Event::Output { tool_use_id: call.id.clone(), tool_name: name.clone(), structured: structured.clone() });
+                emit(Event::Output {
+                    tool_use_id: call.id.clone(),
+                    tool_name: name.clone(),
+                    structured: structured.clone(),
+                });
             }
             let mut content = output_content(&name, &output);
             if let Some(hooks) = &inner.hooks {

@@ -108,6 +108,13 @@ impl TypedTool for GlobTool {
         ResultLimit::Chars(100_000)
     }
 
+    /// A missing or non-directory path and a bad pattern are reported before permission
+    /// is asked.
+    async fn validate(&self, input: &GlobInput, ctx: &ToolContext) -> Result<(), ToolError> {
+        let root = SearchRoot::resolve(ctx, input.path.as_deref())?.require_dir("Glob")?;
+        GlobPlan::new(&input.pattern, &root.path).map(drop)
+    }
+
     fn normalize_input(&self, input: &Value, ctx: &ToolContext) -> Value {
         walk::with_absolute_path(input, ctx)
     }

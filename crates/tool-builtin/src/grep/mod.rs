@@ -140,6 +140,11 @@ impl TypedTool for GrepTool {
         ResultLimit::Chars(20_000)
     }
 
+    /// A missing path, a bad regex, glob or type is reported before permission is asked.
+    async fn validate(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), ToolError> {
+        compile(input, ctx).map(drop)
+    }
+
     fn normalize_input(&self, input: &Value, ctx: &ToolContext) -> Value {
         walk::with_absolute_path(input, ctx)
     }

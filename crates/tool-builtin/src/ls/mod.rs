@@ -61,6 +61,13 @@ impl TypedTool for LsTool {
         true
     }
 
+    /// A missing or non-directory path and a bad ignore glob are reported before
+    /// permission is asked.
+    async fn validate(&self, input: &LsInput, ctx: &ToolContext) -> Result<(), ToolError> {
+        let root = SearchRoot::resolve(ctx, Some(&input.path))?.require_dir("LS")?;
+        user_ignores(&root.path, input.ignore.as_deref().unwrap_or_default()).map(drop)
+    }
+
     fn normalize_input(&self, input: &Value, ctx: &ToolContext) -> Value {
         walk::with_absolute_path(input, ctx)
     }

@@ -166,6 +166,9 @@ async fn bad_inputs_are_clear_errors() {
     let err = error("Glob", json!({"pattern": "src/[a-"}), &ctx).await;
     assert_eq!(err.kind(), ToolErrorKind::InvalidInput);
     insta::assert_snapshot!("glob_invalid_pattern", err.to_model_text());
+    let glob = support::tool("Glob");
+    assert!(glob.validate_input(&json!({"pattern": "src/[a-"}), &ctx).await.is_err());
+    assert!(glob.validate_input(&json!({"pattern": "*", "path": "srcc"}), &ctx).await.is_err());
     let err = error("Glob", json!({"pattern": ""}), &ctx).await;
     assert_eq!(err.kind(), ToolErrorKind::InvalidInput);
     let err = error("Glob", json!({"pattern": "*", "ignore": ["x"]}), &ctx).await;

@@ -281,6 +281,12 @@ async fn bad_inputs_are_clear_errors() {
     let ctx = tree.ctx();
     let err = error("Grep", json!({"pattern": "(unclosed"}), &ctx).await;
     assert_eq!(err.kind(), ToolErrorKind::InvalidInput);
+    // Found at validation, so an invalid call never reaches a permission prompt.
+    let grep = support::tool("Grep");
+    assert_eq!(grep.validate_input(&json!({"pattern": "(unclosed"}), &ctx).await, Err(err.clone()));
+    for bad in [json!({"pattern": "x", "path": "nope"}), json!({"pattern": "x", "type": "nope"})] {
+        assert!(grep.validate_input(&bad, &ctx).await.is_err(), "{bad}");
+    }
     insta::assert_snapshot!("grep_invalid_regex", err.to_model_text());
     let err = error("Grep", json!({"pattern": "foo\\nbar"}), &ctx).await;
     assert_eq!(err.kind(), ToolErrorKind::InvalidInput);

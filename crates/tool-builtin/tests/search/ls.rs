@@ -64,6 +64,9 @@ async fn bad_inputs_are_clear_errors() {
     insta::assert_snapshot!("ls_missing_path", tree.redact(&err.to_model_text()));
     let err = error("LS", json!({"path": ".", "ignore": ["[z-a]"]}), &ctx).await;
     assert_eq!(err.kind(), ToolErrorKind::InvalidInput);
+    let ls = support::tool("LS");
+    assert!(ls.validate_input(&json!({"path": "docz"}), &ctx).await.is_err());
+    assert!(ls.validate_input(&json!({"path": ".", "ignore": ["[z-a]"]}), &ctx).await.is_err());
     let err = error("LS", json!({}), &ctx).await;
     assert_eq!(err.kind(), ToolErrorKind::InvalidInput);
 }
