@@ -2,6 +2,7 @@
 //! keypress: `y` once, `a` always (saving the shown rule), `n` (or Ctrl-C, Esc) no.
 
 use console::{Key, Term, style};
+use serde_json::Value;
 use toolgate_core::BoxFuture;
 use toolgate_permissions::{PromptAnswer, PromptRequest, Prompter};
 
@@ -32,6 +33,9 @@ impl TerminalPrompter {
         let _ =
             term.write_line(&format!("{} {}", style("toolgate wants to run").bold(), style(&request.summary).cyan()));
         let _ = term.write_line(&format!("  {}", style(&request.message).dim()));
+        for line in preview(&request.tool_name, &request.input) {
+            let _ = term.write_line(&format!("    {line}"));
+        }
         let _ = term.write_line(&format!("  {} yes, once", style("[y]").green().bold()));
         if let Some(rules) = &always {
             let _ = term.write_line(&format!(
@@ -64,5 +68,63 @@ impl Prompter for TerminalPrompter {
                 .await
                 .unwrap_or(PromptAnswer::Deny { feedback: None })
         })
+    }
+}
+
+/// At most this many lines of a change are shown in a prompt.
+const PREVIEW_LINES: usize = 40;
+
+/// What a file-changing call would change, as coloured diff lines (from the input alone;
+/// nothing is read).
+fn preview(tool: &str, input: &Value) -> Vec<String> {
+    let text = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or_default();
+    let mut lines: Vec<String> = Vec::new();
+    let mut change = |old: &str, new: &str| {
+        lines.extend(old.lines().map(|l| style(format!("-{l}")).red().to_string()));
+        lines.extend(new.lines().map(|l| style(format!("+{l}")).green().to_string()));
+    };
+    match tool {
+        "Edit" => change(text("old_string"), text("new_string")),
+        "MultiEdit" => {
+            for edit in input.get("edits").and_then(Value::as_array).into_iter().flatten() {
+                let get = |k: &str| edit.get(k).and_then(Value::as_str).unwrap_or_default();
+                change(get("old_string"), get("new_string"));
+            }
+        }
+        "Write" => change("", text("content")),
+        "NotebookEdit" => change("", text("new_source")),
+        "ApplyPatch" => {
+            for line in text("patch").lines() {
+                lines.push(match line.chars().next() {
+                    Some('+') if !line.starts_with("+++") => style(line).green().to_string(),
+                    Some('-') if !line.starts_with("---") => style(line).red().to_string(),
+                    _ => line.to_owned(),
+                });
+            }
+        }
+        _ => {}
+    }
+    if lines.len() > PREVIEW_LINES {
+        let more = lines.len() - PREVIEW_LINES;
+        lines.truncate(PREVIEW_LINES);
+        lines.push(style(format!("… {more} more lines")).dim().to_string());
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn previews_show_what_would_change() {
+        console::set_colors_enabled(false);
+        let edit = serde_json::json!({"file_path": "/a", "old_string": "one\ntwo", "new_string": "uno"});
+        assert_eq!(preview("Edit", &edit), ["-one", "-two", "+uno"]);
+        let write = serde_json::json!({"file_path": "/a", "content": "x\n".repeat(50)});
+        let lines = preview("Write", &write);
+        assert_eq!(lines.len(), PREVIEW_LINES + 1);
+        assert_eq!(lines.last().map(String::as_str), Some("… 10 more lines"));
+        assert!(preview("Bash", &serde_json::json!({"command": "ls"})).is_empty());
     }
 }
