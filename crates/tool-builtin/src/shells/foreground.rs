@@ -24,7 +24,7 @@ use toolgate_core::process::{ProcessError, ProcessStatus};
 use toolgate_core::{ContextChange, ToolContext, ToolError, ToolErrorKind, ToolOutput, normalize_path};
 
 use super::config::{ShellConfig, Timeout};
-use super::drive::{End, drive};
+use super::drive::{End, OutputSink, drive};
 use super::excerpt::{Capture, Shown, render};
 use super::exit::benign_exit_one;
 use super::registry::{NewTask, Shells};
@@ -127,6 +127,49 @@ pub(crate) fn settle_cwd(ctx: &ToolContext, started_in: &Path, reported: &str) -
     }
 }
 
+/// How often a running command's last output line is reported as progress.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Captures output and reports its last complete line as progress (for a UI's spinner),
+/// at most every [`PROGRESS_EVERY`].
+struct LastLine<'a> {
+    capture: &'a mut Capture,
+    ctx: &'a ToolContext,
+    line: Vec<u8>,
+    reported: Option<std::time::Instant>,
+}
+
+impl OutputSink for LastLine<'_> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.capture.write(bytes);
+        let Some(end) = bytes.iter().rposition(|b| *b == b'\n') else {
+            if self.line.len() < 4096 {
+                self.line.extend_from_slice(bytes);
+            }
+            return;
+        };
+        let start = bytes[..end].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        if start == 0 {
+            self.line.extend_from_slice(&bytes[..end]);
+        } else {
+            self.line.clear();
+            self.line.extend_from_slice(&bytes[start..end]);
+        }
+        let due = self.reported.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY);
+        let text = String::from_utf8_lossy(&self.line).trim().to_owned();
+        if due && !text.is_empty() {
+            self.ctx.report_progress(text, None);
+            self.reported = Some(std::time::Instant::now());
+        }
+        self.line.clear();
+        if self.line.capacity() > 4096 {
+            self.line.shrink_to(4096);
+        }
+        let rest = &bytes[end + 1..];
+        self.line.extend_from_slice(&rest[..rest.len().min(4096)]);
+    }
+}
+
 /// Runs a foreground call (see the module documentation).
 ///
 /// # Errors
@@ -151,7 +194,8 @@ pub(crate) async fn run_foreground(
         .map_err(|e| ToolError::io(format!("{} could not prepare the command: {e}", call.tool)))?;
     let mut child = prepared.spec.spawn().map_err(|e| spawn_error(call.tool, &e))?;
     let mut capture = Capture::new();
-    let end = drive(&mut child, Some(call.timeout.duration()), &ctx.cancel, &mut capture)
+    let mut sink = LastLine { capture: &mut capture, ctx, line: Vec::new(), reported: None };
+    let end = drive(&mut child, Some(call.timeout.duration()), &ctx.cancel, &mut sink)
         .await
         .map_err(|e| spawn_error(call.tool, &e))?;
     drop(child);

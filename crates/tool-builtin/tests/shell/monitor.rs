@@ -56,3 +56,13 @@ fn monitor_follows_bash_rules() {
     assert!(!monitor.is_read_only(&input));
     assert!(!monitor.is_concurrency_safe(&input));
 }
+
+#[tokio::test]
+async fn a_foreground_bash_call_reports_its_last_output_line() {
+    let mut s = Session::new();
+    let seen = collect(&mut s);
+    let out = s.call("Bash", json!({"command": "echo first line; echo second line"})).await.unwrap();
+    assert_eq!(out.to_text(), "first line\nsecond line");
+    let messages: Vec<String> = seen.lock().unwrap().iter().map(|p| p.message.clone()).collect();
+    assert!(!messages.is_empty() && messages.iter().all(|m| m.ends_with("line")), "{messages:?}");
+}
