@@ -57,6 +57,9 @@ pub enum InterruptBehavior {
 pub enum ResultLimit {
     /// Results over this many characters (or the global cap, if lower) are persisted.
     Chars(usize),
+    /// Results over exactly this many characters are persisted, above the global cap too:
+    /// an MCP server's `anthropic/maxResultSizeChars` raises the threshold this way.
+    Raised(usize),
     /// Never persisted (Read: persisting a read would make the model read it again).
     Never,
 }
@@ -71,11 +74,13 @@ impl ResultLimit {
     /// use toolgate_core::ResultLimit;
     /// assert_eq!(ResultLimit::Chars(100_000).effective(), Some(50_000));
     /// assert_eq!(ResultLimit::Chars(20_000).effective(), Some(20_000));
+    /// assert_eq!(ResultLimit::Raised(200_000).effective(), Some(200_000));
     /// assert_eq!(ResultLimit::Never.effective(), None);
     /// ```
     pub fn effective(self) -> Option<usize> {
         match self {
             Self::Chars(n) => Some(n.min(Self::GLOBAL_CAP)),
+            Self::Raised(n) => Some(n),
             Self::Never => None,
         }
     }

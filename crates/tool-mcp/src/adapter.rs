@@ -59,7 +59,7 @@ impl McpTool {
         let schema = if InputSchema::compile(&schema).is_ok() { schema } else { json!({"type": "object"}) };
         let read_only = flag(annotations, "readOnlyHint").unwrap_or(false);
         let limit = match meta.get("anthropic/maxResultSizeChars").and_then(Value::as_u64) {
-            Some(n) => ResultLimit::Chars(usize::try_from(n).unwrap_or(usize::MAX).min(MAX_RESULT_SIZE_CHARS_CAP)),
+            Some(n) => ResultLimit::Raised(usize::try_from(n).unwrap_or(usize::MAX).min(MAX_RESULT_SIZE_CHARS_CAP)),
             None => ResultLimit::Chars(output_cap_chars),
         };
         let title = annotations
@@ -201,7 +201,7 @@ mod tests {
         assert!(t.is_read_only(&i) && t.is_concurrency_safe(&i) && !t.is_destructive(&i));
         assert!(t.always_load());
         assert_eq!(t.search_hint(), Some("tickets bugs"));
-        assert_eq!(t.max_result_size_chars(), ResultLimit::Chars(MAX_RESULT_SIZE_CHARS_CAP));
+        assert_eq!(t.max_result_size_chars(), ResultLimit::Raised(MAX_RESULT_SIZE_CHARS_CAP));
         assert_eq!(t.user_facing_name(None), "my.server - Get issue (MCP)");
     }
 

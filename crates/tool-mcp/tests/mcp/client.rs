@@ -291,13 +291,17 @@ async fn calls_through_the_pipeline_are_deferred_persisted_and_validated() {
         .build();
     let results = session
         .run_message(vec![
-            ToolCall::new("big1", "mcp__test__big", json!({"chars": 120_000})),
+            ToolCall::new("big1", "mcp__test__big", json!({"chars": 600_000})),
             ToolCall::new("c1", "mcp__test__choice", json!({"nothing": true})),
             ToolCall::new("c2", "mcp__test__choice", json!({"id": 7})),
+            ToolCall::new("big2", "mcp__test__big", json!({"chars": 120_000})),
         ])
         .await;
     let text = |i: usize| results[i].content[0].as_text().unwrap().to_owned();
+    // The server raised its threshold (anthropic/maxResultSizeChars, capped at 500,000):
+    // 600,000 chars are persisted, 120,000 stay inline although over the usual 50,000.
     assert!(text(0).starts_with("<persisted-output>"), "{}", &text(0)[..100.min(text(0).len())]);
+    assert_eq!(text(3).chars().count(), 120_000);
     assert!(results[1].is_error && text(1).contains("failed the server's input schema"), "{}", text(1));
     assert_eq!(text(2), r#"chose {"id":7}"#);
     manager.shutdown().await;
