@@ -393,7 +393,10 @@ impl PermissionEngine {
         // The content layer's view of the call (for Bash, the analysis), computed once and
         // used only past the tool-wide rules.
         let content_cell: std::cell::OnceCell<Content> = std::cell::OnceCell::new();
-        let content = || content_cell.get_or_init(|| self.content(&rules, &name, tool, input, ctx));
+        // The rules that name this tool, found once (a rule's tool part is compared once
+        // per call, not once per layer).
+        let relevant: Vec<&CompiledRule> = rules.iter().filter(|r| r.names_tool(&name)).collect();
+        let content = || content_cell.get_or_init(|| self.content(&rules, &relevant, &name, tool, input, ctx));
         // Suggestions are only needed for an ask.
         let suggestions_cell = std::cell::OnceCell::new();
         let suggestions = || {
@@ -432,9 +435,8 @@ impl PermissionEngine {
                 trace,
             );
         }
-        let tool_wide = |behavior| {
-            rules.iter().find(|r| r.behavior() == behavior && r.is_bare() && r.param.is_none() && r.names_tool(&name))
-        };
+        let tool_wide =
+            |behavior| relevant.iter().copied().find(|r| r.behavior() == behavior && r.is_bare() && r.param.is_none());
         if let Some(r) = tool_wide(PermissionBehavior::Deny) {
             trace.push(LayerVerdict {
                 layer: "deny rules",
@@ -725,6 +727,7 @@ impl PermissionEngine {
     fn content(
         &self,
         rules: &[CompiledRule],
+        relevant: &[&CompiledRule],
         name: &str,
         tool: &dyn Tool,
         input: &Value,
@@ -734,7 +737,7 @@ impl PermissionEngine {
         let roots = Roots::new(&ctx.roots);
         let schema = tool.input_schema();
         // Parameter rules (deny/ask) apply to any tool.
-        for r in rules.iter().filter(|r| r.names_tool(name)) {
+        for r in relevant {
             if r.param_matches(name, schema, input) == Some(true) {
                 let param = r.param.as_ref().map_or("", |(p, _)| p.as_str());
                 let detail = format!("{name} with {param} = {}", input.get(param).unwrap_or(&Value::Null));
@@ -745,7 +748,7 @@ impl PermissionEngine {
             }
         }
         let content_rules = |behavior: PermissionBehavior| {
-            rules.iter().filter(move |r| r.behavior() == behavior && !r.is_bare() && r.names_tool(name))
+            relevant.iter().copied().filter(move |r| r.behavior() == behavior && !r.is_bare())
         };
         match Family::of(name) {
             Family::Read | Family::Edit => {
@@ -785,7 +788,7 @@ impl PermissionEngine {
             Family::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
                 let analysis = analyze(command);
-                self.bash_content(rules, name, &analysis, ctx, &mut content);
+                self.bash_content(rules, relevant, &analysis, ctx, &mut content);
                 content.analysis = Some(analysis);
             }
             Family::Web | Family::Named | Family::Other => {
@@ -818,13 +821,13 @@ impl PermissionEngine {
     fn bash_content(
         &self,
         rules: &[CompiledRule],
-        name: &str,
+        relevant: &[&CompiledRule],
         analysis: &BashAnalysis,
         ctx: &ToolContext,
         content: &mut Content,
     ) {
         let bash_rules = |behavior: PermissionBehavior| {
-            rules.iter().filter(move |r| r.behavior() == behavior && !r.is_bare() && r.names_tool(name))
+            relevant.iter().copied().filter(move |r| r.behavior() == behavior && !r.is_bare())
         };
         let path_rules = |family: &'static str, behavior: PermissionBehavior| {
             rules.iter().filter(move |r| {
