@@ -1,5 +1,5 @@
 //! Read: a file's lines in the `cat -n` shape, an image as an image block, a notebook as
-//! its cells and outputs.
+//! its cells and outputs, a PDF as the text of its pages ([`pdf`]).
 //!
 //! Text is streamed ([`lines`]): the lines before `offset` are counted, not kept; the
 //! window keeps at most [`MAX_LINE_CHARS`] characters per line and
@@ -13,6 +13,7 @@
 
 mod lines;
 mod notebook;
+mod pdf;
 mod prompt;
 
 use std::collections::HashMap;
@@ -71,7 +72,7 @@ pub(crate) struct ReadInput {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub limit: Option<u64>,
-    /// A page range for PDF files, such as "1-5" or "3". Only for PDFs.
+    /// PDF pages to read: a page ("3"), a range ("1-5") or a list ("2,4-6"). Needed for PDFs over 10 pages; at most 20 pages per call. Only for PDFs.
     #[serde(default)]
     pub pages: Option<String>,
 }
@@ -182,6 +183,9 @@ impl TypedTool for ReadTool {
             ))
             .with_hint("Leave pages out; use offset and limit to read part of a text file."));
         }
+        if let Some(pages) = &input.pages {
+            pdf::parse_pages(pages)?;
+        }
         Ok(())
     }
 
@@ -199,6 +203,9 @@ impl TypedTool for ReadTool {
     }
 
     fn render_use(&self, input: &ReadInput) -> String {
+        if let Some(pages) = &input.pages {
+            return format!("Read({}, pages {pages})", input.file_path);
+        }
         match (input.offset, input.limit) {
             (None, None) => format!("Read({})", input.file_path),
             (offset, limit) => {
@@ -242,14 +249,7 @@ fn read(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
     }
     let out = match kind_of(path) {
         Kind::Pdf => {
-            return Err(ToolError::invalid_input(format!(
-                "Cannot read {}: this build of toolgate has no PDF text extraction",
-                path.display()
-            ))
-            .with_hint(format!(
-                "Extract the text with Bash if poppler-utils is installed, e.g. `pdftotext -layout -f 1 -l 5 {} -` for pages 1 to 5.",
-                path.display()
-            )));
+            pdf::read_pdf(path, &meta, input.pages.as_deref(), input.offset.is_some() || input.limit.is_some(), ctx)?
         }
         Kind::Image => read_image(path, &meta, ctx)?,
         Kind::Notebook => read_notebook(path, &meta, ctx)?,

@@ -13,4 +13,5 @@ mod messages;
 mod multi_edit;
 mod notebook_edit;
 mod read;
+mod read_pdf;
 mod write;

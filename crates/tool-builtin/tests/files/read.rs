@@ -258,11 +258,11 @@ async fn notebooks_show_cells_and_outputs() {
 }
 
 #[tokio::test]
-async fn pdfs_are_refused_and_pages_needs_a_pdf() {
+async fn a_broken_pdf_is_refused_and_pages_needs_a_pdf() {
     let fx = Fixture::new();
     let path = fx.file("doc.pdf", "%PDF-1.4\n");
     let err = fx.run("Read", json!({"file_path": path, "pages": "1-2"})).await.unwrap_err();
-    assert!(err.message().contains("no PDF text extraction"));
+    assert!(err.message().contains("not a readable PDF"));
     assert!(err.hint().unwrap().contains("pdftotext"));
     let txt = fx.file("doc.txt", "x\n");
     let err = tool("Read").validate_input(&json!({"file_path": txt, "pages": "1"}), &fx.ctx).await.unwrap_err();
