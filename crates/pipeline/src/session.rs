@@ -551,14 +551,7 @@ impl Session {
     /// engine's synchronous layers. An unknown tool or an invalid input is the error a
     /// model would get.
     pub async fn check(&self, call: &ToolCall, run_hooks: bool) -> Result<(String, Evaluation), ToolError> {
-        let tool = self.inner.pool.get(&call.name).cloned().ok_or_else(|| {
-            let closest = self.inner.pool.closest_names(&call.name);
-            ToolError::not_found(format!("No such tool available: {}.", call.name)).with_hint(if closest.is_empty() {
-                "Use one of the tools in your tool list.".to_owned()
-            } else {
-                format!("Did you mean {}?", closest.join(", "))
-            })
-        })?;
+        let tool = lookup(&self.inner.pool, &call.name)?;
         let mut ctx = self.context();
         ctx.tool_use_id.clone_from(&call.id);
         let mut input = validate(&self.inner, &tool, &call.input, &ctx).await?;
@@ -769,15 +762,9 @@ async fn run_call(
 
     // 1. Lookup.
     tracing::trace!(tool = %call.name, id = %call.id, "call received");
-    let Some(tool) = inner.pool.get(&call.name).cloned() else {
-        let closest = inner.pool.closest_names(&call.name);
-        let err =
-            ToolError::not_found(format!("No such tool available: {}.", call.name)).with_hint(if closest.is_empty() {
-                "Use one of the tools in your tool list.".to_owned()
-            } else {
-                format!("Did you mean {}?", closest.join(", "))
-            });
-        return Report { counted: false, ..error_report(&call, &err, started.elapsed()) };
+    let tool = match lookup(&inner.pool, &call.name) {
+        Ok(tool) => tool,
+        Err(err) => return Report { counted: false, ..error_report(&call, &err, started.elapsed()) },
     };
     let name = tool.name().to_owned();
     let fail = |err: ToolError| Report { tool_name: name.clone(), ..error_report(&call, &err, started.elapsed()) };
@@ -926,6 +913,20 @@ async fn run_call(
             }
         }
     }
+}
+
+/// Step 1: the tool by name, alias or legacy name; an unknown name is an error naming
+/// the closest tools.
+fn lookup(pool: &ToolPool, name: &str) -> Result<DynTool, ToolError> {
+    pool.get(name).cloned().ok_or_else(|| {
+        let closest = pool.closest_names(name);
+        let hint = if closest.is_empty() {
+            "Use one of the tools in your tool list.".to_owned()
+        } else {
+            format!("Did you mean {}?", closest.join(", "))
+        };
+        ToolError::not_found(format!("No such tool available: {name}.")).with_hint(hint)
+    })
 }
 
 /// Steps 2 and 3: the schema, the tool's own validation, and the normalized copy.
