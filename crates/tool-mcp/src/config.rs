@@ -73,8 +73,8 @@ pub enum McpTransport {
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,
     },
-    /// The legacy HTTP+SSE transport (`"type": "sse"`). Read so it can be listed; this
-    /// build cannot connect to it and reports the server as failed.
+    /// The legacy HTTP+SSE transport of MCP 2024-11-05 (`"type": "sse"`): an event stream
+    /// from `url` whose `endpoint` event names where to `POST` messages.
     Sse {
         /// The SSE endpoint.
         url: String,
@@ -155,6 +155,17 @@ impl McpServerConfig {
     /// A streamable-HTTP server from code.
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
         Self::with_transport(name, McpTransport::Http { url: url.into(), headers: BTreeMap::new() })
+    }
+
+    /// A legacy HTTP+SSE server from code (its event-stream URL).
+    ///
+    /// ```
+    /// use toolgate_mcp::McpServerConfig;
+    /// let config = McpServerConfig::sse("old", "http://127.0.0.1:3001/sse").with_env("Authorization", "Bearer t");
+    /// assert_eq!((config.transport.kind(), config.transport.target()), ("sse", "http://127.0.0.1:3001/sse".to_owned()));
+    /// ```
+    pub fn sse(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::with_transport(name, McpTransport::Sse { url: url.into(), headers: BTreeMap::new() })
     }
 
     fn with_transport(name: impl Into<String>, transport: McpTransport) -> Self {

@@ -4,7 +4,8 @@
 //! **Client.** [`McpConfigLoader`] reads the servers a Claude Code user already configured
 //! (`.mcp.json`, `~/.claude.json`, `--mcp-config`), with `${VAR}` expansion and
 //! diagnostics instead of failures. [`McpManager::connect_all`] starts them concurrently
-//! (stdio through toolgate's process helper, streamable HTTP through reqwest) and turns each
+//! (stdio through toolgate's process helper, streamable HTTP through reqwest, the legacy
+//! HTTP+SSE transport through its own client) and turns each
 //! server tool into a [`toolgate_core::Tool`] named `mcp__<server>__<tool>`
 //! ([`mcp_tool_name`]): description cut at 2,048 chars, root `anyOf`/`oneOf`/`allOf`
 //! flattened for the model while the server's schema still validates, annotations and
@@ -52,6 +53,7 @@ mod manager;
 mod naming;
 mod resources;
 mod server;
+mod sse;
 
 pub use adapter::MAX_RESULT_SIZE_CHARS_CAP;
 pub use config::{McpConfigLoader, McpConfigs, McpDiagnostic, McpScope, McpServerConfig, McpTransport, expand_vars};

@@ -26,6 +26,7 @@ use toolgate_core::{DynTool, Progress, ProgressSink, ToolContext, ToolError};
 
 use crate::adapter::McpTool;
 use crate::config::{McpConfigs, McpScope, McpServerConfig, McpTransport};
+use crate::sse::SseTransport;
 
 /// Start-up (connect and initialize) timeout when `MCP_TIMEOUT` is unset: 30 s.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -795,10 +796,32 @@ impl Server {
                     Err(_) => return Err(format!("did not finish connecting within {} ms", limit.as_millis())),
                 }
             }
-            McpTransport::Sse { .. } => {
-                return Err("the legacy SSE transport is not supported by this build; \
-                            use the server's streamable HTTP endpoint with \"type\": \"http\""
-                    .to_owned());
+            McpTransport::Sse { url, headers } => {
+                let deadline = tokio::time::Instant::now() + limit;
+                let transport =
+                    match tokio::time::timeout_at(deadline, SseTransport::connect(url, headers, limit)).await {
+                        Ok(Ok(transport)) => transport,
+                        Ok(Err(e)) => return Err(e),
+                        Err(_) => {
+                            return Err(format!(
+                                "did not receive the SSE `endpoint` event within {} ms",
+                                limit.as_millis()
+                            ));
+                        }
+                    };
+                let transport = ProgressTap { inner: transport, routes: handler.routes.clone() };
+                match tokio::time::timeout_at(deadline, handler.clone().serve(transport)).await {
+                    Ok(Ok(service)) => Connection {
+                        peer: service.peer().clone(),
+                        service: tokio::sync::Mutex::new(Some(service)),
+                        child: tokio::sync::Mutex::new(None),
+                        pid: None,
+                        handler,
+                        stderr_tail: None,
+                    },
+                    Ok(Err(e)) => return Err(format!("initialization failed: {e}")),
+                    Err(_) => return Err(format!("did not finish connecting within {} ms", limit.as_millis())),
+                }
             }
         };
         let conn = Arc::new(conn);

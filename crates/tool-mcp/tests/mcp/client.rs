@@ -202,13 +202,7 @@ async fn failing_servers_never_block_the_others() {
         exits,
         McpServerConfig::stdio("hangs", "sleep", ["60"]),
         disabled,
-        McpServerConfig {
-            transport: toolgate_mcp::McpTransport::Sse {
-                url: "http://127.0.0.1:9/sse".into(),
-                headers: Default::default(),
-            },
-            ..McpServerConfig::http("legacy", "http://127.0.0.1:9/sse")
-        },
+        McpServerConfig::sse("legacy", "http://127.0.0.1:9/sse"),
     ];
     let opts = options().startup_timeout(Duration::from_millis(1_500)).batch_size(2);
     let started = Instant::now();
@@ -226,7 +220,7 @@ async fn failing_servers_never_block_the_others() {
     assert!(reason("nocmd").contains("could not start `/nonexistent/mcp-server`"), "{}", reason("nocmd"));
     assert!(reason("exits").contains("exiting at start, as asked"), "{}", reason("exits"));
     assert!(reason("hangs").contains("did not finish starting within 1500 ms"), "{}", reason("hangs"));
-    assert!(reason("legacy").contains("legacy SSE transport is not supported"), "{}", reason("legacy"));
+    assert!(reason("legacy").starts_with("GET http://127.0.0.1:9/sse failed"), "{}", reason("legacy"));
     assert!(manager.tools().iter().all(|t| t.name().starts_with("mcp__good__")));
     manager.shutdown().await;
 }
