@@ -260,3 +260,17 @@ fn call_shows_an_edit_as_a_diff() {
         toolgate(dir.path()).args(["--mode", "acceptEdits", "call", "Write"]).arg(write.to_string()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn mcp_format_definitions_carry_truthful_annotations() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolgate(dir.path()).args(["tools", "--format", "mcp"]).output().unwrap();
+    let defs = json_out(&out);
+    let hint = |name: &str| {
+        defs.as_array().unwrap().iter().find(|d| d["name"] == name).unwrap()["annotations"]["readOnlyHint"].clone()
+    };
+    assert_eq!(hint("Read"), true);
+    assert_eq!(hint("Grep"), true);
+    assert_eq!(hint("Write"), false);
+    assert_eq!(hint("Bash"), false);
+}

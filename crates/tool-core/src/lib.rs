@@ -73,7 +73,7 @@ pub use output::{ContentBlock, ContextChange, ImageSource, IntoToolOutput, Json,
 pub use permission::{
     DecisionReason, PermissionBehavior, PermissionCheck, PermissionDecision, PermissionMode, RuleSource, UnknownMode,
 };
-pub use pool::{DefinitionFormat, ToolPool, ToolPoolBuilder, canonical_tool_name};
+pub use pool::{DefinitionFormat, ToolPool, ToolPoolBuilder, canonical_tool_name, probe_input};
 pub use render::{Rendered, Span, Style};
 pub use results::{BudgetEntry, DEFAULT_MESSAGE_BUDGET, PREVIEW_BYTES, ResultStore, empty_result_text};
 pub use tool::{BoxFuture, DynTool, InterruptBehavior, ResultLimit, Tool, defaults};

@@ -227,7 +227,7 @@ fn definition(tool: &dyn Tool, format: DefinitionFormat, deferred: bool) -> Valu
             "function": {"name": tool.name(), "description": tool.description(), "parameters": schema},
         }),
         DefinitionFormat::Mcp => {
-            let probe = json!({});
+            let probe = probe_input(tool.input_schema());
             json!({
                 "name": tool.name(),
                 "description": tool.description(),
@@ -240,6 +240,47 @@ fn definition(tool: &dyn Tool, format: DefinitionFormat, deferred: bool) -> Valu
             })
         }
     }
+}
+
+/// An input with a placeholder for every required field of `schema` (the string `"x"`,
+/// zero, false, an empty list or object, or the first enum value), for asking a tool's
+/// input-dependent capabilities about the tool as a whole (MCP annotations). Strings are
+/// not empty, so a shell tool is not judged by the harmless empty command.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {"file_path": {"type": "string"}, "limit": {"type": ["integer", "null"]},
+///                    "mode": {"enum": ["fast", "slow"]}, "optional": {"type": "string"}},
+///     "required": ["file_path", "limit", "mode"]
+/// });
+/// assert_eq!(toolgate_core::probe_input(&schema), json!({"file_path": "x", "limit": 0, "mode": "fast"}));
+/// ```
+pub fn probe_input(schema: &Value) -> Value {
+    let mut probe = serde_json::Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for name in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        let prop = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+        let kind = match prop.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(Value::Array(types)) => {
+                types.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null")
+            }
+            _ => "",
+        };
+        let value = match (prop.get("enum").and_then(Value::as_array).and_then(|e| e.first()), kind) {
+            (Some(first), _) => first.clone(),
+            (None, "string") => json!("x"),
+            (None, "integer" | "number") => json!(0),
+            (None, "boolean") => json!(false),
+            (None, "array") => json!([]),
+            (None, "object") => json!({}),
+            _ => Value::Null,
+        };
+        probe.insert(name.to_owned(), value);
+    }
+    Value::Object(probe)
 }
 
 /// Levenshtein distance over chars.

@@ -277,7 +277,7 @@ impl PoolServer {
             pool.tools()
                 .filter_map(|tool| {
                     let mut def = pool.definition(&**tool, DefinitionFormat::Mcp);
-                    let probe = probe_input(tool.input_schema());
+                    let probe = toolgate_core::probe_input(tool.input_schema());
                     def["annotations"] = json!({
                         "title": tool.user_facing_name(None),
                         "readOnlyHint": tool.is_read_only(&probe),
@@ -373,35 +373,6 @@ impl ServerHandler for PoolServer {
         let out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
         Ok(CallToolResponse::Complete(out))
     }
-}
-
-/// An input with a placeholder for every required field of `schema` (empty string, zero,
-/// false, empty list or object, or the first enum value), for asking input-dependent
-/// capabilities of a tool as a whole.
-fn probe_input(schema: &Value) -> Value {
-    let mut probe = serde_json::Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object);
-    for name in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
-        let prop = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
-        let kind = match prop.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(Value::Array(types)) => {
-                types.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null")
-            }
-            _ => "",
-        };
-        let value = match (prop.get("enum").and_then(Value::as_array).and_then(|e| e.first()), kind) {
-            (Some(first), _) => first.clone(),
-            (None, "string") => json!(""),
-            (None, "integer" | "number") => json!(0),
-            (None, "boolean") => json!(false),
-            (None, "array") => json!([]),
-            (None, "object") => json!({}),
-            _ => Value::Null,
-        };
-        probe.insert(name.to_owned(), value);
-    }
-    Value::Object(probe)
 }
 
 /// Serves the session's pool over this process's stdin and stdout until the client
@@ -594,21 +565,6 @@ pub async fn serve_http(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn probes_fill_every_required_field() {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "file_path": {"type": "string"},
-                "limit": {"type": ["integer", "null"]},
-                "mode": {"enum": ["fast", "slow"]},
-                "optional": {"type": "string"}
-            },
-            "required": ["file_path", "limit", "mode"]
-        });
-        assert_eq!(probe_input(&schema), json!({"file_path": "", "limit": 0, "mode": "fast"}));
-    }
 
     #[test]
     fn secrets_compare_whole() {
