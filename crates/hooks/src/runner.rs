@@ -115,6 +115,20 @@ struct Call<'a> {
     label: &'a str,
 }
 
+impl<'a> Call<'a> {
+    /// A tool event: matched on the tool's name, `if` rules checked against its input.
+    fn tool(event: HookEvent, common: &'a crate::CommonInput, name: &'a str, input: &'a Value, label: &'a str) -> Self {
+        Self {
+            event,
+            matcher_value: Some(name),
+            tool: Some((name, input)),
+            cwd: &common.cwd,
+            effort: common.effort.as_ref().map(|e| e.level.as_str()),
+            label,
+        }
+    }
+}
+
 /// The handlers that ran for an event and what selecting them found.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RawRun {
@@ -189,14 +203,8 @@ impl HookRunner {
     /// Runs `PreToolUse` hooks for a call; see [`PreToolUseOutcome`] for how their
     /// answers combine.
     pub async fn pre_tool_use(&self, input: &PreToolUseInput, cancel: &CancellationToken) -> PreToolUseOutcome {
-        let call = Call {
-            event: HookEvent::PreToolUse,
-            matcher_value: Some(&input.tool_name),
-            tool: Some((&input.tool_name, &input.tool_input)),
-            cwd: &input.common.cwd,
-            effort: input.common.effort.as_ref().map(|e| e.level.as_str()),
-            label: &input.tool_use_id,
-        };
+        let call =
+            Call::tool(HookEvent::PreToolUse, &input.common, &input.tool_name, &input.tool_input, &input.tool_use_id);
         let run = self.execute(&call, input, cancel).await;
         self.combine_pre_tool_use(&call, run)
     }
@@ -207,28 +215,16 @@ impl HookRunner {
         input: &PermissionRequestInput,
         cancel: &CancellationToken,
     ) -> PermissionRequestOutcome {
-        let call = Call {
-            event: HookEvent::PermissionRequest,
-            matcher_value: Some(&input.tool_name),
-            tool: Some((&input.tool_name, &input.tool_input)),
-            cwd: &input.common.cwd,
-            effort: input.common.effort.as_ref().map(|e| e.level.as_str()),
-            label: "permission",
-        };
+        let call =
+            Call::tool(HookEvent::PermissionRequest, &input.common, &input.tool_name, &input.tool_input, "permission");
         let run = self.execute(&call, input, cancel).await;
         self.combine_permission_request(&call, run)
     }
 
     /// Runs `PostToolUse` hooks; see [`PostToolUseOutcome`].
     pub async fn post_tool_use(&self, input: &PostToolUseInput, cancel: &CancellationToken) -> PostToolUseOutcome {
-        let call = Call {
-            event: HookEvent::PostToolUse,
-            matcher_value: Some(&input.tool_name),
-            tool: Some((&input.tool_name, &input.tool_input)),
-            cwd: &input.common.cwd,
-            effort: input.common.effort.as_ref().map(|e| e.level.as_str()),
-            label: &input.tool_use_id,
-        };
+        let call =
+            Call::tool(HookEvent::PostToolUse, &input.common, &input.tool_name, &input.tool_input, &input.tool_use_id);
         let run = self.execute(&call, input, cancel).await;
         self.combine_post_tool_use::<PostToolUseSpecificOutput>(&call, run, |s| {
             s.updated_tool_output.clone().or_else(|| s.updated_mcp_tool_output.clone())
@@ -241,14 +237,13 @@ impl HookRunner {
         input: &PostToolUseFailureInput,
         cancel: &CancellationToken,
     ) -> PostToolUseOutcome {
-        let call = Call {
-            event: HookEvent::PostToolUseFailure,
-            matcher_value: Some(&input.tool_name),
-            tool: Some((&input.tool_name, &input.tool_input)),
-            cwd: &input.common.cwd,
-            effort: input.common.effort.as_ref().map(|e| e.level.as_str()),
-            label: &input.tool_use_id,
-        };
+        let call = Call::tool(
+            HookEvent::PostToolUseFailure,
+            &input.common,
+            &input.tool_name,
+            &input.tool_input,
+            &input.tool_use_id,
+        );
         let run = self.execute(&call, input, cancel).await;
         self.combine_post_tool_use::<ContextSpecificOutput>(&call, run, |_| None)
     }
