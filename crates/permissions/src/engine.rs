@@ -28,9 +28,10 @@ use toolgate_core::{
     Tool, ToolContext, canonical_tool_name,
 };
 
-use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only, is_read_only_command};
+use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only_command};
 use crate::path_rule::path_forms;
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
+use crate::rule_index::{CommandIndex, RuleBook, ToolRules};
 use crate::rules::{CompiledRule, Family, Spec, home_dir};
 use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
 use crate::{Classifier, ClassifierRequest, ClassifierVerdict, critical_rm_reason, protected_path_reason};
@@ -148,7 +149,7 @@ pub struct Decided {
 /// assert_eq!(smuggled.decision.reason.kind(), "rule");
 /// ```
 pub struct PermissionEngine {
-    rules: RwLock<Vec<CompiledRule>>,
+    rules: RwLock<RuleBook>,
     diagnostics: Vec<Diagnostic>,
     home: Option<PathBuf>,
     disable_bypass: bool,
@@ -230,7 +231,7 @@ impl PermissionEngineBuilder {
             })
             .collect();
         PermissionEngine {
-            rules: RwLock::new(rules),
+            rules: RwLock::new(RuleBook::new(rules)),
             diagnostics,
             home: self.home,
             disable_bypass: self.settings.disable_bypass,
@@ -345,11 +346,12 @@ impl PermissionEngine {
     pub fn removes_tool(&self, tool_name: &str) -> bool {
         let name = canonical_tool_name(tool_name);
         self.read_rules()
+            .rules
             .iter()
             .any(|r| r.behavior() == PermissionBehavior::Deny && r.is_bare() && r.names_tool(name) && r.param.is_none())
     }
 
-    fn read_rules(&self) -> std::sync::RwLockReadGuard<'_, Vec<CompiledRule>> {
+    fn read_rules(&self) -> std::sync::RwLockReadGuard<'_, RuleBook> {
         self.rules.read().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -389,14 +391,15 @@ impl PermissionEngine {
             trace.push(LayerVerdict { layer: "mode", verdict: "bypassPermissions is disabled by settings".into() });
             mode = PermissionMode::Default;
         }
-        let rules = self.read_rules();
+        let book = self.read_rules();
+        let rules = book.rules.as_slice();
         // The content layer's view of the call (for Bash, the analysis), computed once and
         // used only past the tool-wide rules.
         let content_cell: std::cell::OnceCell<Content> = std::cell::OnceCell::new();
-        // The rules that name this tool, found once (a rule's tool part is compared once
-        // per call, not once per layer).
-        let relevant: Vec<&CompiledRule> = rules.iter().filter(|r| r.names_tool(&name)).collect();
-        let content = || content_cell.get_or_init(|| self.content(&rules, &relevant, &name, tool, input, ctx));
+        // The rules that name this tool (indexed once per tool, not scanned per call).
+        let tool_rules = book.for_tool(&name);
+        let relevant = || tool_rules.relevant.iter().map(|&i| &rules[i]);
+        let content = || content_cell.get_or_init(|| self.content(rules, &tool_rules, &name, tool, input, ctx));
         // Suggestions are only needed for an ask.
         let suggestions_cell = std::cell::OnceCell::new();
         let suggestions = || {
@@ -435,8 +438,7 @@ impl PermissionEngine {
                 trace,
             );
         }
-        let tool_wide =
-            |behavior| relevant.iter().copied().find(|r| r.behavior() == behavior && r.is_bare() && r.param.is_none());
+        let tool_wide = |behavior| relevant().find(|r| r.behavior() == behavior && r.is_bare() && r.param.is_none());
         if let Some(r) = tool_wide(PermissionBehavior::Deny) {
             trace.push(LayerVerdict {
                 layer: "deny rules",
@@ -727,7 +729,7 @@ impl PermissionEngine {
     fn content(
         &self,
         rules: &[CompiledRule],
-        relevant: &[&CompiledRule],
+        tool_rules: &ToolRules,
         name: &str,
         tool: &dyn Tool,
         input: &Value,
@@ -737,7 +739,7 @@ impl PermissionEngine {
         let roots = Roots::new(&ctx.roots);
         let schema = tool.input_schema();
         // Parameter rules (deny/ask) apply to any tool.
-        for r in relevant {
+        for r in tool_rules.params.iter().map(|&i| &rules[i]) {
             if r.param_matches(name, schema, input) == Some(true) {
                 let param = r.param.as_ref().map_or("", |(p, _)| p.as_str());
                 let detail = format!("{name} with {param} = {}", input.get(param).unwrap_or(&Value::Null));
@@ -748,7 +750,7 @@ impl PermissionEngine {
             }
         }
         let content_rules = |behavior: PermissionBehavior| {
-            relevant.iter().copied().filter(move |r| r.behavior() == behavior && !r.is_bare())
+            tool_rules.relevant.iter().map(|&i| &rules[i]).filter(move |r| r.behavior() == behavior && !r.is_bare())
         };
         match Family::of(name) {
             Family::Read | Family::Edit => {
@@ -788,7 +790,7 @@ impl PermissionEngine {
             Family::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
                 let analysis = analyze(command);
-                self.bash_content(rules, relevant, &analysis, ctx, &mut content);
+                self.bash_content(rules, &tool_rules.commands, &analysis, ctx, &mut content);
                 content.analysis = Some(analysis);
             }
             Family::Web | Family::Named | Family::Other => {
@@ -821,14 +823,11 @@ impl PermissionEngine {
     fn bash_content(
         &self,
         rules: &[CompiledRule],
-        relevant: &[&CompiledRule],
+        commands: &CommandIndex,
         analysis: &BashAnalysis,
         ctx: &ToolContext,
         content: &mut Content,
     ) {
-        let bash_rules = |behavior: PermissionBehavior| {
-            relevant.iter().copied().filter(move |r| r.behavior() == behavior && !r.is_bare())
-        };
         let path_rules = |family: &'static str, behavior: PermissionBehavior| {
             rules.iter().filter(move |r| {
                 r.behavior() == behavior && r.entry.rule.tool() == family && matches!(r.spec, Spec::Path(_))
@@ -838,7 +837,7 @@ impl PermissionEngine {
 
         // Deny and ask rules fire on any subcommand, in any of its spellings. The spellings
         // are kept: forms[0] (the words joined) is what allow rules match too.
-        let spellings: Vec<Vec<String>> = analysis.commands.iter().map(command_forms).collect();
+        let spellings: Vec<CommandForms<'_>> = analysis.commands.iter().map(command_forms).collect();
         for (cmd, forms) in analysis.commands.iter().zip(&spellings) {
             for (behavior, slot) in
                 [(PermissionBehavior::Deny, &mut content.deny), (PermissionBehavior::Ask, &mut content.ask)]
@@ -846,16 +845,17 @@ impl PermissionEngine {
                 if slot.is_some() {
                     continue;
                 }
-                if let Some(r) = bash_rules(behavior).find(|r| match &r.spec {
-                    Spec::Command(p) => forms.iter().any(|f| p.matches(f)),
-                    _ => false,
-                }) {
+                if let Some(r) = commands.find(rules, behavior, &forms.spellings()) {
                     *slot = Some((r.entry.clone(), format!("the command `{}`", cmd.text)));
                 }
             }
         }
 
-        let mut all_read_only = is_read_only(analysis);
+        // Each command's read-only verdict, computed once (the whole is read-only when every
+        // command is and nothing else is in the way).
+        let read_only: Vec<bool> = analysis.commands.iter().map(is_read_only_command).collect();
+        let mut all_read_only =
+            analysis.hazards.is_empty() && analysis.writes.is_empty() && read_only.iter().all(|&r| r);
         let mut accept_ok = analysis.hazards.is_empty();
         let mut rule_ok = analysis.hazards.is_empty();
         let mut allowing_rule: Option<RuleEntry> = None;
@@ -902,7 +902,7 @@ impl PermissionEngine {
             }
         }
 
-        for (cmd, forms) in analysis.commands.iter().zip(&spellings) {
+        for ((cmd, forms), &command_read_only) in analysis.commands.iter().zip(&spellings).zip(&read_only) {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
             // Critical rm.
             if matches!(program, "rm" | "rmdir") {
@@ -912,7 +912,6 @@ impl PermissionEngine {
                     }
                 }
             }
-            let command_read_only = is_read_only_command(cmd);
             // Files read by recognised readers are Read targets.
             if command_read_only && READERS.contains(&program) {
                 let mut args = operands(cmd);
@@ -954,9 +953,7 @@ impl PermissionEngine {
                 // Allow rules: every command not read-only must be matched.
                 let env_ok =
                     cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&k.as_str()) || k.starts_with("LC_"));
-                let joined = &forms[0];
-                let matched = bash_rules(PermissionBehavior::Allow)
-                    .find(|r| matches!(&r.spec, Spec::Command(p) if p.matches(joined) || p.matches(&cmd.text)));
+                let matched = commands.find(rules, PermissionBehavior::Allow, &[&forms.joined, &cmd.text]);
                 match matched {
                     Some(r) if env_ok && !cmd.has_expansion => {
                         allowing_rule.get_or_insert_with(|| r.entry.clone());
@@ -1038,16 +1035,33 @@ fn expand_tilde<'a>(path: &'a str, home: Option<&Path>) -> std::borrow::Cow<'a, 
 
 /// The spellings a deny or ask rule is tried against: the words joined, the source text,
 /// and the words with the program's directory dropped (`/bin/rm` is `rm`).
-fn command_forms(cmd: &SimpleCommand) -> Vec<String> {
-    let mut forms = vec![cmd.argv.join(" "), cmd.text.clone()];
-    if let Some(first) = cmd.argv.first()
-        && basename(first) != first
-    {
-        let mut words = cmd.argv.clone();
-        words[0] = basename(first).to_owned();
-        forms.push(words.join(" "));
+struct CommandForms<'a> {
+    /// The words joined by spaces (what allow rules match, with the source text).
+    joined: String,
+    /// The source text.
+    text: &'a str,
+    /// The words joined, the program by its basename, when that differs.
+    bare: Option<String>,
+}
+
+impl CommandForms<'_> {
+    fn spellings(&self) -> Vec<&str> {
+        let mut out = vec![self.joined.as_str(), self.text];
+        out.extend(self.bare.as_deref());
+        out
     }
-    forms
+}
+
+fn command_forms(cmd: &SimpleCommand) -> CommandForms<'_> {
+    let bare = cmd.argv.first().filter(|first| basename(first) != first.as_str()).map(|first| {
+        let mut joined = basename(first).to_owned();
+        for word in &cmd.argv[1..] {
+            joined.push(' ');
+            joined.push_str(word);
+        }
+        joined
+    });
+    CommandForms { joined: cmd.argv.join(" "), text: &cmd.text, bare }
 }
 
 /// The operands of a command: its arguments that are not options (after `--`, all).

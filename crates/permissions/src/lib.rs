@@ -33,6 +33,7 @@ mod path_rule;
 mod pattern;
 mod prompt;
 mod rule;
+mod rule_index;
 mod rules;
 mod safety;
 mod settings;
