@@ -47,7 +47,7 @@ pub use engine::{
 pub use llm::{LlmClassifier, LlmClassifierConfig};
 pub use path_rule::{DomainPattern, PathContext, PathPattern, path_forms};
 pub use pattern::CommandPattern;
-pub use prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules};
+pub use prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules, update_settings_file};
 pub use rule::{PermissionRule, RuleParseError, canonical_rule_tool};
 pub use rules::Family;
 pub use safety::{critical_rm_reason, protected_path_reason};

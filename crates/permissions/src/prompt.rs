@@ -174,11 +174,55 @@ fn escape(s: &str) -> String {
 }
 
 /// Adds rules to `permissions.allow` of a settings file, keeping every other key, creating
-/// the file (and its folder) when missing, written atomically.
+/// the file (and its folder) when missing, written atomically (see [`update_settings_file`]).
 ///
 /// # Errors
 /// The file exists but is not a JSON object, or cannot be written.
 pub fn persist_allow_rules(path: &Path, rules: &[String]) -> std::io::Result<()> {
+    update_settings_file(path, |root| {
+        let perms = root.entry("permissions").or_insert_with(|| Value::Object(Default::default()));
+        let Some(perms) = perms.as_object_mut() else {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "`permissions` is not an object"));
+        };
+        let allow = perms.entry("allow").or_insert_with(|| Value::Array(Vec::new()));
+        let Some(allow) = allow.as_array_mut() else {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "`permissions.allow` is not an array"));
+        };
+        for rule in rules {
+            if !allow.iter().any(|v| v.as_str() == Some(rule)) {
+                allow.push(Value::String(rule.clone()));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Changes a settings file's top-level object with `change`, keeping every key it does not
+/// touch, creating the file (and its folder) when missing. The new text is written to a
+/// temporary file in the same folder and renamed over the old one, so a reader sees the
+/// old file or the new one, never half of either. A file that exists but is not a JSON
+/// object is left alone.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join(".claude/settings.local.json");
+/// std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+/// std::fs::write(&path, r#"{"permissions": {"allow": ["Read"]}}"#).unwrap();
+/// toolgate_permissions::update_settings_file(&path, |root| {
+///     root.insert("model".into(), "sonnet".into());
+///     Ok(())
+/// })
+/// .unwrap();
+/// let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+/// assert_eq!(doc, serde_json::json!({"permissions": {"allow": ["Read"]}, "model": "sonnet"}));
+/// ```
+///
+/// # Errors
+/// The file exists but is not a JSON object, `change` fails, or the file cannot be written.
+pub fn update_settings_file(
+    path: &Path,
+    change: impl FnOnce(&mut serde_json::Map<String, Value>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut doc = match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Value::Object(Default::default()),
         Ok(text) => serde_json::from_str::<Value>(&text).map_err(|e| {
@@ -193,19 +237,7 @@ pub fn persist_allow_rules(path: &Path, rules: &[String]) -> std::io::Result<()>
             format!("{} is not a JSON object", path.display()),
         ));
     };
-    let perms = root.entry("permissions").or_insert_with(|| Value::Object(Default::default()));
-    let Some(perms) = perms.as_object_mut() else {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "`permissions` is not an object"));
-    };
-    let allow = perms.entry("allow").or_insert_with(|| Value::Array(Vec::new()));
-    let Some(allow) = allow.as_array_mut() else {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "`permissions.allow` is not an array"));
-    };
-    for rule in rules {
-        if !allow.iter().any(|v| v.as_str() == Some(rule)) {
-            allow.push(Value::String(rule.clone()));
-        }
-    }
+    change(root)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;

@@ -33,6 +33,13 @@ mod powershell;
 mod shells;
 mod task_output;
 mod task_stop;
+// -- workspace tools: modules --
+mod config;
+mod skill;
+mod structured_output;
+mod worktree;
+pub use skill::{SkillCatalog, SkillEntry, SkillSource};
+pub use structured_output::{StructuredOutput, StructuredOutputError};
 
 /// Every built-in tool, in no particular order (the pool sorts them).
 ///
@@ -65,7 +72,47 @@ pub fn all_builtin_tools() -> Vec<DynTool> {
     ]);
     #[cfg(feature = "powershell")]
     tools.push(powershell::PowerShell::tool());
+    // -- workspace tools: list --
+    tools.extend([
+        skill::Skill::tool(SkillCatalog::default()),
+        config::Config::tool(),
+        worktree::EnterWorktree::tool(),
+        worktree::ExitWorktree::tool(),
+    ]);
     tools
+}
+
+/// Every built-in tool, with the skills of `skills`: what a host builds for a project.
+///
+/// [`all_builtin_tools`] holds a Skill tool with no skills, which is not offered; this
+/// swaps in one over the skills found for the project
+/// ([`SkillCatalog::discover`]`(project_dir, user_claude_dir())`). StructuredOutput is
+/// not in either list: a host that wants a structured answer adds
+/// [`StructuredOutput::tool`] with its schema.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(dir.path().join(".claude/commands")).unwrap();
+/// std::fs::write(dir.path().join(".claude/commands/review.md"), "Review $ARGUMENTS").unwrap();
+/// let skills = toolgate_builtin::SkillCatalog::discover(dir.path(), None);
+/// let tools = toolgate_builtin::builtin_tools_with(skills);
+/// let skill = tools.iter().find(|t| t.name() == "Skill").unwrap();
+/// assert!(skill.is_enabled());
+/// assert!(skill.description().contains("- review: Review $ARGUMENTS (project command)"));
+/// ```
+pub fn builtin_tools_with(skills: SkillCatalog) -> Vec<DynTool> {
+    let mut tools = all_builtin_tools();
+    tools.retain(|t| t.name() != "Skill");
+    tools.push(skill::Skill::tool(skills));
+    tools
+}
+
+/// The user's Claude folder: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`; `None`
+/// without a home directory.
+pub fn user_claude_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".claude")))
 }
 
 #[cfg(test)]
