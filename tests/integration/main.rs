@@ -2,6 +2,7 @@
 //!
 //! - `pipeline`: sessions built from real settings files, with real hook processes and
 //!   real child processes;
+//! - `workspace`: the worktree, skill, Config and StructuredOutput tools in sessions;
 //! - `tidy`: repository-wide source checks (module docs, the one process helper, no
 //!   `todo!`), run as ordinary tests so that `cargo xtask ci` enforces them.
 
@@ -10,3 +11,4 @@
 
 mod pipeline;
 mod tidy;
+mod workspace;

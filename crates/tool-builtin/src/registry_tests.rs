@@ -70,3 +70,59 @@ fn registry_pool_order_is_stable_and_independent_of_registration_order() {
         assert!(std::ptr::eq(forward.definitions_json(format), forward.definitions_json(format)));
     }
 }
+
+/// The workspace tools are in the list with truthful capabilities; Skill is offered only
+/// with skills, and StructuredOutput only when a host adds it with a schema.
+#[test]
+fn workspace_tools_are_registered_with_truthful_capabilities() {
+    use serde_json::json;
+    let tools = all_builtin_tools();
+    let get = |name: &str| tools.iter().find(|t| t.name() == name).cloned().unwrap();
+    let ctx = toolgate_core::ToolContext::new("/repo");
+
+    let skill = get("Skill");
+    assert!(!skill.is_enabled(), "no skills: not offered");
+    assert!(!ToolPool::builder().builtins(all_builtin_tools()).build().names().any(|n| n == "Skill"));
+    let call = json!({"skill": "deploy", "args": "prod"});
+    assert!(!skill.is_read_only(&call) && !skill.is_concurrency_safe(&call));
+    assert_eq!(skill.permission_target(&call).as_deref(), Some("deploy prod"));
+
+    let config = get("Config");
+    let read = json!({"setting": "model"});
+    let write = json!({"setting": "model", "value": "opus"});
+    assert!(config.is_read_only(&read) && config.is_concurrency_safe(&read));
+    assert!(!config.is_read_only(&write) && !config.is_concurrency_safe(&write));
+    assert!(matches!(config.check_permissions(&read, &ctx), toolgate_core::PermissionCheck::Allow { .. }));
+    assert!(matches!(config.check_permissions(&write, &ctx), toolgate_core::PermissionCheck::Passthrough));
+
+    let enter = get("EnterWorktree");
+    let exit = get("ExitWorktree");
+    for (tool, input) in [(&enter, json!({"name": "x"})), (&exit, json!({"action": "keep"}))] {
+        assert!(!tool.is_read_only(&input) && !tool.is_concurrency_safe(&input), "{}", tool.name());
+        assert!(tool.should_defer());
+    }
+    assert!(exit.is_destructive(&json!({"action": "remove"})));
+    assert!(matches!(
+        exit.check_permissions(&json!({"action": "remove", "discard_changes": true}), &ctx),
+        toolgate_core::PermissionCheck::Passthrough
+    ));
+    assert!(matches!(
+        enter.check_permissions(&json!({"path": "/elsewhere/wt"}), &ctx),
+        toolgate_core::PermissionCheck::Passthrough
+    ));
+    assert!(!tools.iter().any(|t| t.name() == "StructuredOutput"));
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude/commands")).unwrap();
+    std::fs::write(dir.path().join(".claude/commands/deploy.md"), "Deploy $ARGUMENTS").unwrap();
+    let with_skills = builtin_tools_with(SkillCatalog::discover(dir.path(), None));
+    assert_eq!(with_skills.len(), tools.len());
+    let pool = ToolPool::builder().builtins(with_skills).build();
+    assert!(pool.names().any(|n| n == "Skill"));
+
+    let structured =
+        StructuredOutput::tool(json!({"type": "object", "properties": {"ok": {"type": "boolean"}}})).unwrap();
+    let answer = json!({"ok": true});
+    assert!(structured.is_read_only(&answer) && structured.is_concurrency_safe(&answer));
+    InputSchema::compile(structured.input_schema()).unwrap();
+}

@@ -166,38 +166,12 @@ impl EnterWorktree {
     }
 
     async fn enter_existing(&self, raw: &str, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let cancel = &ctx.cancel;
-        let wanted = ctx.resolve_path(raw);
-        let repo = toplevel(&ctx.cwd, cancel).await?;
-        let list = worktrees(&repo, cancel).await?;
-        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| normalize_path(p));
-        let wanted_canon = canon(&wanted);
-        let found = list.iter().enumerate().find(|(_, (p, _))| canon(p) == wanted_canon);
-        let Some((index, (path, branch))) = found else {
-            let known: Vec<String> = list.iter().skip(1).map(|(p, _)| p.display().to_string()).collect();
-            return Err(ToolError::not_found(format!(
-                "{} is not a worktree of the repository at {}",
-                wanted.display(),
-                repo.display()
-            ))
-            .with_hint(if known.is_empty() {
-                "this repository has no other worktrees; create one with name instead".to_owned()
-            } else {
-                format!("its worktrees: {}", known.join(", "))
-            }));
-        };
-        if index == 0 {
-            return Err(ToolError::invalid_input(format!(
-                "{} is the repository's main working tree, not a worktree",
-                path.display()
-            ))
-            .with_hint("give the path of a linked worktree, or create one with name"));
-        }
+        let (path, branch, main) = existing(raw, ctx).await?;
         let active = ActiveWorktree {
             return_to: ctx.cwd.clone(),
             path: path.clone(),
             branch: branch.clone(),
-            repo: list[0].0.clone(),
+            repo: main,
             created_at: None,
         };
         ctx.app_state.set(Some(active));
@@ -211,6 +185,39 @@ impl EnterWorktree {
             .with_structured(json!({"worktreePath": path, "worktreeBranch": branch, "created": false}))
             .with_context_change(ContextChange::Cwd(path.clone())))
     }
+}
+
+/// The linked worktree at `raw` (resolved against the cwd) of the repository holding the
+/// cwd: its path, branch, and the main working tree's path.
+async fn existing(raw: &str, ctx: &ToolContext) -> Result<(PathBuf, Option<String>, PathBuf), ToolError> {
+    let cancel = &ctx.cancel;
+    let wanted = ctx.resolve_path(raw);
+    let repo = toplevel(&ctx.cwd, cancel).await?;
+    let list = worktrees(&repo, cancel).await?;
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| normalize_path(p));
+    let wanted_canon = canon(&wanted);
+    let Some(index) = list.iter().position(|(p, _)| canon(p) == wanted_canon) else {
+        let known: Vec<String> = list.iter().skip(1).map(|(p, _)| p.display().to_string()).collect();
+        return Err(ToolError::not_found(format!(
+            "{} is not a worktree of the repository at {}",
+            wanted.display(),
+            repo.display()
+        ))
+        .with_hint(if known.is_empty() {
+            "this repository has no other worktrees; create one with name instead".to_owned()
+        } else {
+            format!("its worktrees: {}", known.join(", "))
+        }));
+    };
+    if index == 0 {
+        return Err(ToolError::invalid_input(format!(
+            "{} is the repository's main working tree, not a worktree",
+            list[0].0.display()
+        ))
+        .with_hint("give the path of a linked worktree, or create one with name"));
+    }
+    let (path, branch) = list[index].clone();
+    Ok((path, branch, list[0].0.clone()))
 }
 
 impl TypedTool for EnterWorktree {
@@ -249,7 +256,11 @@ impl TypedTool for EnterWorktree {
         if let Some(Some(active)) = ctx.app_state.get::<Option<ActiveWorktree>>() {
             return Err(already_in(&active));
         }
-        Ok(())
+        // Checked before permission, so a call that cannot work never raises a prompt.
+        match &input.path {
+            Some(path) => existing(path, ctx).await.map(|_| ()),
+            None => toplevel(&ctx.cwd, &ctx.cancel).await.map(|_| ()),
+        }
     }
 
     fn check_permissions(&self, input: &EnterInput, ctx: &ToolContext) -> PermissionCheck {
