@@ -51,6 +51,9 @@ pub struct SessionOpts {
     /// Keep the file-state cache (what was read) across invocations in this directory.
     #[arg(long = "session-dir", global = true, value_name = "DIR")]
     pub session_dir: Option<PathBuf>,
+    /// A JSON Schema file: offer the StructuredOutput tool, whose input is an answer matching it.
+    #[arg(long = "json-schema", global = true, value_name = "FILE")]
+    pub json_schema: Option<PathBuf>,
 }
 
 /// The file-state snapshot inside a session dir.
@@ -97,8 +100,8 @@ impl SessionOpts {
         })
     }
 
-    /// Every settings source, with the command line on top.
-    pub fn load_settings(&self) -> anyhow::Result<(PathBuf, LoadedSettings)> {
+    /// Where settings are read from: the discovery for the cwd, with `--settings` files.
+    pub fn discovery(&self) -> anyhow::Result<SettingsDiscovery> {
         let cwd = self.cwd()?;
         let mut discovery = SettingsDiscovery::new(&cwd);
         if self.no_user_settings {
@@ -107,7 +110,13 @@ impl SessionOpts {
         for file in &self.settings {
             discovery = discovery.with_settings_file(toolgate_core::normalize_path(&cwd.join(file)));
         }
-        let mut loaded = discovery.load();
+        Ok(discovery)
+    }
+
+    /// Every settings source, with the command line on top.
+    pub fn load_settings(&self) -> anyhow::Result<(PathBuf, LoadedSettings)> {
+        let cwd = self.cwd()?;
+        let mut loaded = self.discovery()?.load();
         for (behavior, rules) in [
             (PermissionBehavior::Allow, &self.allow),
             (PermissionBehavior::Ask, &self.ask),
@@ -120,9 +129,20 @@ impl SessionOpts {
         Ok((cwd, loaded))
     }
 
-    /// The built-in tools this session offers (`--tools`, `TOOLGATE_SIMPLE=1`).
-    pub fn builtin_tools(&self) -> Vec<DynTool> {
-        let all = toolgate_builtin::all_builtin_tools();
+    /// The built-in tools this session offers in `cwd` (its skills, `--json-schema`,
+    /// `--tools`, `TOOLGATE_SIMPLE=1`).
+    pub fn builtin_tools(&self, cwd: &std::path::Path) -> anyhow::Result<Vec<DynTool>> {
+        let skills = toolgate_builtin::SkillCatalog::discover(cwd, toolgate_builtin::user_claude_dir().as_deref());
+        for d in skills.diagnostics() {
+            tracing::warn!("skills: {d}");
+        }
+        let mut all = toolgate_builtin::builtin_tools_with(skills);
+        if let Some(file) = &self.json_schema {
+            let path = toolgate_core::normalize_path(&cwd.join(file));
+            let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let schema = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+            all.push(toolgate_builtin::StructuredOutput::tool(schema).with_context(|| path.display().to_string())?);
+        }
         let simple = std::env::var("TOOLGATE_SIMPLE").is_ok_and(|v| v == "1" || v == "true");
         let keep: Option<Vec<String>> = match self.tools.as_deref().map(str::trim) {
             Some("default") => None,
@@ -130,10 +150,10 @@ impl SessionOpts {
             None if simple => Some(vec!["Bash".into(), "Read".into(), "Edit".into()]),
             None => None,
         };
-        match keep {
+        Ok(match keep {
             None => all,
             Some(names) => all.into_iter().filter(|t| names.iter().any(|n| n == t.name())).collect(),
-        }
+        })
     }
 
     /// The configured MCP servers (none configured: nothing is started, start-up stays fast).
@@ -158,8 +178,11 @@ impl SessionOpts {
     /// configured MCP servers' tools, and a prompter when a person can answer.
     pub async fn build(&self, prompter: Option<Arc<dyn Prompter>>) -> anyhow::Result<Built> {
         let (cwd, loaded) = self.load_settings()?;
-        let mut builtin = self.builtin_tools();
-        let mut builder = Session::builder().cwd(&cwd).settings(loaded);
+        let mut builtin = self.builtin_tools(&cwd)?;
+        // Config reads and writes the same files the session was built from.
+        let mut extensions = toolgate_core::Extensions::default();
+        extensions.insert(self.discovery()?);
+        let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(extensions);
         #[cfg(feature = "mcp")]
         let mcp = self.mcp(&cwd).await;
         #[cfg(feature = "mcp")]

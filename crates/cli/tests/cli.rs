@@ -274,3 +274,41 @@ fn mcp_format_definitions_carry_truthful_annotations() {
     assert_eq!(hint("Write"), false);
     assert_eq!(hint("Bash"), false);
 }
+
+#[test]
+fn json_schema_offers_structured_output_and_project_skills_offer_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = |out: &std::process::Output| -> Vec<String> {
+        json_out(out).as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let plain = toolgate(dir.path()).arg("tools").output().unwrap();
+    assert!(!names(&plain).iter().any(|n| n == "StructuredOutput" || n == "Skill"));
+
+    std::fs::write(
+        dir.path().join("answer.json"),
+        r#"{"type": "object", "properties": {"verdict": {"enum": ["pass", "fail"]}}, "required": ["verdict"]}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude/commands")).unwrap();
+    std::fs::write(dir.path().join(".claude/commands/triage.md"), "Triage $ARGUMENTS").unwrap();
+    let tools = toolgate(dir.path()).args(["--json-schema", "answer.json", "tools"]).output().unwrap();
+    let names = names(&tools);
+    assert!(names.iter().any(|n| n == "StructuredOutput") && names.iter().any(|n| n == "Skill"), "{names:?}");
+
+    let bad = toolgate(dir.path())
+        .args(["--json-schema", "answer.json", "call", "StructuredOutput", r#"{"verdict": "maybe"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("verdict: expected one of"), "{bad:?}");
+    let good = toolgate(dir.path())
+        .args(["--json-schema", "answer.json", "call", "StructuredOutput", r#"{"verdict": "pass"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(good.status.code(), Some(0), "{good:?}");
+
+    std::fs::write(dir.path().join("list.json"), r#"{"type": "array"}"#).unwrap();
+    let refused = toolgate(dir.path()).args(["--json-schema", "list.json", "tools"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("must describe an object"), "{refused:?}");
+}

@@ -197,6 +197,80 @@ mod tests {
         assert_eq!(substitute("no placeholder\n", None), "no placeholder\n");
     }
 
+    /// Writes `n` project skills whose descriptions are `len` characters long.
+    fn many_skills(n: usize, len: usize) -> (tempfile::TempDir, SkillCatalog) {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..n {
+            let folder = dir.path().join(format!(".claude/skills/skill-{i:03}"));
+            std::fs::create_dir_all(&folder).unwrap();
+            let description = format!("{i:03} {}", "d".repeat(len.saturating_sub(4)));
+            std::fs::write(folder.join("SKILL.md"), format!("---\ndescription: {description}\n---\nbody {i}\n"))
+                .unwrap();
+        }
+        let catalog = SkillCatalog::discover(dir.path(), None);
+        assert_eq!(catalog.skills().len(), n);
+        (dir, catalog)
+    }
+
+    fn listed(tool: &DynTool) -> String {
+        let description = tool.description();
+        description.split_once("Available skills:\n").unwrap().1.to_owned()
+    }
+
+    #[test]
+    fn the_skill_list_fits_its_budget() {
+        // 40 lines of 124 characters: 4,960 in all.
+        let (_dir, catalog) = many_skills(40, 100);
+        let all = listed(&Skill::with_budget(catalog.clone(), prompt::DEFAULT_BUDGET));
+        assert_eq!(all.lines().count(), 40, "everything fits the default budget");
+        assert!(all.starts_with("- skill-000: 000 ddd"));
+
+        // 1,000 characters: a few full lines, then every other name.
+        let cut = listed(&Skill::with_budget(catalog.clone(), 1_000));
+        assert!(cut.chars().count() <= 1_000, "{} chars", cut.chars().count());
+        let full_lines = cut.lines().filter(|l| l.contains(" (project)")).count();
+        assert!(full_lines >= 2, "{cut}");
+        let names = cut.lines().find(|l| l.starts_with("- (descriptions left out to fit) ")).unwrap();
+        assert_eq!(full_lines + names.matches("skill-").count(), 40, "every skill is listed or named: {cut}");
+        assert!(!cut.contains("more skills not listed"), "{cut}");
+
+        // 300 characters: not even every name fits; the rest are counted.
+        let cut = listed(&Skill::with_budget(catalog.clone(), 300));
+        assert!(cut.chars().count() <= 300, "{} chars", cut.chars().count());
+        let last = cut.lines().last().unwrap();
+        assert!(last.ends_with("more skills not listed (over the 300-character budget)"), "{cut}");
+        let more: usize = last.trim_start_matches("- … and ").split(' ').next().unwrap().parse().unwrap();
+        let named = cut.lines().map(|l| l.matches("skill-").count()).sum::<usize>();
+        assert_eq!(named + more, 40, "{cut}");
+
+        // The default budget, 15,000 characters, cuts 200 lines of about 124.
+        let (_dir, catalog) = many_skills(200, 100);
+        let cut = listed(&Skill::with_budget(catalog, prompt::DEFAULT_BUDGET));
+        assert!(cut.chars().count() <= prompt::DEFAULT_BUDGET);
+        assert!(cut.lines().filter(|l| l.contains(" (project)")).count() < 200, "{cut}");
+        assert!(cut.contains("- (descriptions left out to fit) "), "{cut}");
+    }
+
+    #[tokio::test]
+    async fn a_skill_is_read_afresh_with_its_arguments() {
+        let (dir, catalog) = many_skills(1, 10);
+        let tool = Skill::tool(catalog);
+        let ctx = ToolContext::new(dir.path());
+        let out = tool.call(serde_json::json!({"skill": "skill-000", "args": "x"}), &ctx).await.unwrap();
+        let folder = dir.path().join(".claude/skills/skill-000");
+        assert_eq!(
+            out.to_text(),
+            format!("Base directory for this skill: {}\n\nbody 0\n\nARGUMENTS: x", folder.display())
+        );
+        assert_eq!(out.structured.unwrap()["commandName"], "skill-000");
+        std::fs::remove_dir_all(&folder).unwrap();
+        let err = tool.call(serde_json::json!({"skill": "skill-000"}), &ctx).await.unwrap_err();
+        assert_eq!(err.kind(), toolgate_core::ToolErrorKind::NotFound);
+        assert!(err.hint().is_some());
+        let err = tool.validate_input(&serde_json::json!({"skill": "  "}), &ctx).await.unwrap_err();
+        assert_eq!(err.message(), "skill is empty");
+    }
+
     #[test]
     fn names_are_checked() {
         assert!(catalog::valid_name("review-pr"));

@@ -36,47 +36,53 @@ Available skills:
     )
 }
 
-/// One line per skill (`- name: description (source)`) while the budget lasts; then
-/// names only; then a count of what did not fit.
+/// One line per skill (`- name: description (source)`) when they all fit the budget.
+/// Otherwise full lines while the names of the rest still fit after them, then one line
+/// of names, then a count of any skill that did not fit even by name.
 pub(crate) fn listing(catalog: &SkillCatalog, budget: usize) -> String {
+    const NAMES_HEADER: &str = "- (descriptions left out to fit) ";
+    /// Room kept for the closing count line.
+    const COUNT_ROOM: usize = 80;
+    let skills = catalog.skills();
+    let lines: Vec<String> =
+        skills.iter().map(|s| format!("- {}: {} ({})\n", s.name, s.description, s.source.label())).collect();
+    if lines.iter().map(|l| l.chars().count()).sum::<usize>() <= budget {
+        return lines.concat();
+    }
+    let name_cost: Vec<usize> = skills.iter().map(|s| s.name.chars().count() + 2).collect();
+    // rest[i]: what naming skills i.. costs.
+    let mut rest = vec![0usize; skills.len() + 1];
+    for i in (0..skills.len()).rev() {
+        rest[i] = rest[i + 1] + name_cost[i];
+    }
     let mut out = String::new();
     let mut used = 0usize;
-    let skills = catalog.skills();
     let mut i = 0;
     while i < skills.len() {
-        let s = &skills[i];
-        let line = format!("- {}: {} ({})\n", s.name, s.description, s.source.label());
-        let n = line.chars().count();
-        if used + n > budget {
+        let n = lines[i].chars().count();
+        if used + n + NAMES_HEADER.len() + rest[i + 1] + COUNT_ROOM > budget {
             break;
         }
         used += n;
-        out.push_str(&line);
+        out.push_str(&lines[i]);
         i += 1;
     }
+    let mut names = Vec::new();
+    used += NAMES_HEADER.len();
+    while i < skills.len() && used + name_cost[i] + COUNT_ROOM <= budget {
+        used += name_cost[i];
+        names.push(skills[i].name.as_str());
+        i += 1;
+    }
+    if !names.is_empty() {
+        out.push_str(&format!("{NAMES_HEADER}{}\n", names.join(", ")));
+    }
     if i < skills.len() {
-        // Names only for the rest, keeping room for the closing count.
-        let mut names = Vec::new();
-        let reserve = 80;
-        while i < skills.len() {
-            let n = skills[i].name.chars().count() + 2;
-            if used + n + reserve > budget {
-                break;
-            }
-            used += n;
-            names.push(skills[i].name.as_str());
-            i += 1;
-        }
-        if !names.is_empty() {
-            out.push_str(&format!("- (descriptions left out to fit) {}\n", names.join(", ")));
-        }
-        if i < skills.len() {
-            out.push_str(&format!(
-                "- … and {} more skill{} not listed (over the {budget}-character budget)\n",
-                skills.len() - i,
-                if skills.len() - i == 1 { "" } else { "s" }
-            ));
-        }
+        let more = skills.len() - i;
+        out.push_str(&format!(
+            "- … and {more} more skill{} not listed (over the {budget}-character budget)\n",
+            if more == 1 { "" } else { "s" }
+        ));
     }
     out
 }
