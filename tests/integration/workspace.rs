@@ -283,7 +283,7 @@ async fn config_reads_merged_settings_writes_allow_listed_keys_and_keeps_the_res
             "model": "opus",
             "permissions": {"allow": ["Read"], "defaultMode": "default"},
             "hooks": {"PreToolUse": []},
-            "env": {"A": "1", "B": "project"}
+            "env": {"A": "1", "B": "project", "GITHUB_TOKEN": "ghp_secret"}
         })
         .to_string(),
     );
@@ -306,6 +306,8 @@ async fn config_reads_merged_settings_writes_allow_listed_keys_and_keeps_the_res
     assert!(text(&r).contains("\"Bash(ls:*)\"") && text(&r).contains("\"Read\""), "arrays merge: {}", text(&r));
     let r = read("env").await;
     assert!(text(&r).contains("\"A\": \"1\"") && text(&r).contains("\"B\": \"local\""), "objects merge: {}", text(&r));
+    assert!(text(&r).contains("\"GITHUB_TOKEN\": \"<redacted>\"") && !text(&r).contains("ghp_secret"), "{}", text(&r));
+    assert!(!text(&read("env.GITHUB_TOKEN").await).contains("ghp_secret"));
     let r = read("nothing.here").await;
     assert!(!r.is_error && text(&r) == "nothing.here is not set in any settings file", "{}", text(&r));
 

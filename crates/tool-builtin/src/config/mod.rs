@@ -13,6 +13,10 @@
 //! extensions (the CLI does, with its `--settings` files); without one, by a default
 //! discovery rooted at the session's project directory (the first root).
 //!
+//! Values under secret-looking keys (`…KEY…`, `…TOKEN…`, `…SECRET…`, `…PASSWORD…`,
+//! `…AUTH…`, `…CREDENTIAL…`, e.g. `env.ANTHROPIC_API_KEY`) are shown as `"<redacted>"`:
+//! reading needs no approval, so it must not hand out credentials from user settings.
+//!
 //! Reading needs no approval and may run alongside other calls; a write is a change the
 //! permission engine decides on (its target is the setting, for `Config(model)` rules).
 
@@ -182,6 +186,25 @@ pub(crate) fn merged(loaded: &LoadedSettings, path: &[&str]) -> Option<(Value, V
     }
 }
 
+/// Whether a key names a secret whose value Config never shows.
+fn is_secret_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    ["key", "token", "secret", "password", "credential", "auth"].iter().any(|w| key.contains(w))
+}
+
+/// `value` with the values of secret-looking keys (`ANTHROPIC_API_KEY`, `apiKeyHelper`,
+/// `*_TOKEN` …) replaced by `"<redacted>"`, at any depth; `key` is the key `value` sits under.
+pub(crate) fn redact(key: &str, value: &Value) -> Value {
+    if is_secret_key(key) && !value.is_object() && !value.is_null() {
+        return Value::String("<redacted>".to_owned());
+    }
+    match value {
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), redact(k, v))).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|v| redact(key, v)).collect()),
+        other => other.clone(),
+    }
+}
+
 /// Deep-merges `from` into `into` (arrays concatenated, objects merged, scalars replaced).
 fn merge_into(into: &mut Map<String, Value>, from: &Value) {
     let Some(from) = from.as_object() else { return };
@@ -319,6 +342,7 @@ impl TypedTool for Config {
             let loaded = discovery.load();
             return Ok(match merged(&loaded, &path) {
                 Some((value, origins)) => {
+                    let value = redact(path.last().copied().unwrap_or_default(), &value);
                     let text = format!(
                         "{setting} = {}\n(from {})",
                         serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
@@ -396,6 +420,18 @@ mod tests {
         assert!(coerce(w("cleanupPeriodDays"), &ConfigValue::Number(0.5)).is_err());
         assert!(coerce(w("verbose"), &ConfigValue::Number(1.0)).is_err());
         assert!(coerce(w("model"), &ConfigValue::Text("  ".into())).is_err());
+    }
+
+    #[test]
+    fn secrets_are_redacted_at_any_depth() {
+        let env =
+            json!({"ANTHROPIC_API_KEY": "sk-1", "GH_TOKEN": "t", "PATH_EXTRA": "/bin", "nested": {"password": "p"}});
+        assert_eq!(
+            redact("env", &env),
+            json!({"ANTHROPIC_API_KEY": "<redacted>", "GH_TOKEN": "<redacted>", "PATH_EXTRA": "/bin", "nested": {"password": "<redacted>"}})
+        );
+        assert_eq!(redact("apiKeyHelper", &json!("/bin/get-key")), json!("<redacted>"));
+        assert_eq!(redact("model", &json!("opus")), json!("opus"));
     }
 
     #[test]
