@@ -382,7 +382,7 @@ async fn structured_output_reports_every_violation_with_its_path() {
         })
     };
     let session = Session::builder().cwd("/").builtin_tools([tool.clone()]).build();
-    assert_eq!(session.pool().definitions_json(toolgate_core::DefinitionFormat::Anthropic).contains("\"qty\""), true);
+    assert!(session.pool().definitions_json(toolgate_core::DefinitionFormat::Anthropic).contains("\"qty\""));
 
     let bad = json!({"items": [{"name": "a", "qty": 0}, {"qty": "many"}], "extra": 1});
     let good = json!({"title": "order", "items": [{"name": "a", "qty": "2"}]});
