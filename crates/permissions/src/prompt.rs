@@ -157,6 +157,11 @@ pub(crate) fn suggest_rules_with(
             Some(host) => vec![format!("WebFetch(domain:{host})")],
             None => vec!["WebFetch".to_owned()],
         },
+        // `Skill(name *)`: this skill (or subagent type) with any arguments.
+        Family::Named => match tool.permission_target(input).as_deref().and_then(|t| t.split_whitespace().next()) {
+            Some(first) => vec![format!("{name}({} *)", escape(first))],
+            None => vec![name.to_owned()],
+        },
         _ => vec![name.to_owned()],
     }
 }
@@ -288,5 +293,34 @@ mod tests {
         assert_eq!(s("ls && make"), ["Bash(make:*)"], "read-only parts need no rule");
         assert!(s("$(curl x)").is_empty(), "what cannot be analysed gets no rule");
         assert_eq!(s("a1; a2; a3; a4; a5; a6").len(), 5);
+        let rules = suggest_rules("Skill", &SkillLike, &json!({"skill": "deploy", "args": "prod"}), &ctx);
+        assert_eq!(rules, ["Skill(deploy *)"], "a skill with any arguments");
+    }
+
+    /// A tool whose permission target is `skill args`, as the Skill tool's is.
+    struct SkillLike;
+    impl Tool for SkillLike {
+        fn name(&self) -> &str {
+            "Skill"
+        }
+        fn description(&self) -> std::borrow::Cow<'_, str> {
+            "runs a skill".into()
+        }
+        fn input_schema(&self) -> &Value {
+            &Value::Null
+        }
+        fn render_use(&self, _input: &Value) -> String {
+            "Skill".into()
+        }
+        fn permission_target(&self, input: &Value) -> Option<String> {
+            Some(format!("{} {}", input["skill"].as_str()?, input["args"].as_str().unwrap_or_default()))
+        }
+        fn call<'a>(
+            &'a self,
+            _input: Value,
+            _ctx: &'a ToolContext,
+        ) -> BoxFuture<'a, Result<toolgate_core::ToolOutput, toolgate_core::ToolError>> {
+            Box::pin(async { Ok(toolgate_core::ToolOutput::text("")) })
+        }
     }
 }

@@ -86,14 +86,24 @@ impl SkillCatalog {
     pub fn discover(project_dir: &Path, user_dir: Option<&Path>) -> Self {
         let mut catalog = Self::default();
         let project = project_dir.join(".claude");
+        // Working in the home directory, the project's folder is the user's: read it once.
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        };
+        let project_too = user_dir.is_none_or(|user| !same(user, &project));
         if let Some(user) = user_dir {
             catalog.read_skills(&user.join("skills"), SkillSource::User);
         }
-        catalog.read_skills(&project.join("skills"), SkillSource::Project);
+        if project_too {
+            catalog.read_skills(&project.join("skills"), SkillSource::Project);
+        }
         if let Some(user) = user_dir {
             catalog.read_commands(&user.join("commands"), SkillSource::UserCommand);
         }
-        catalog.read_commands(&project.join("commands"), SkillSource::ProjectCommand);
+        if project_too {
+            catalog.read_commands(&project.join("commands"), SkillSource::ProjectCommand);
+        }
         catalog.skills.sort_by(|a, b| (a.source, &a.name).cmp(&(b.source, &b.name)));
         catalog
     }

@@ -251,6 +251,15 @@ mod tests {
         assert!(cut.contains("- (descriptions left out to fit) "), "{cut}");
     }
 
+    #[test]
+    fn a_project_in_the_home_directory_is_read_once() {
+        let (dir, _) = many_skills(2, 10);
+        let catalog = SkillCatalog::discover(dir.path(), Some(&dir.path().join(".claude")));
+        assert_eq!(catalog.skills().len(), 2);
+        assert!(catalog.skills().iter().all(|s| s.source == SkillSource::User));
+        assert!(catalog.diagnostics().is_empty(), "{:?}", catalog.diagnostics());
+    }
+
     #[tokio::test]
     async fn a_skill_is_read_afresh_with_its_arguments() {
         let (dir, catalog) = many_skills(1, 10);
