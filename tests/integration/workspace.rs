@@ -70,6 +70,7 @@ async fn enter_worktree_moves_the_cwd_and_exit_keep_moves_it_back() {
     let wt = root.join(".claude/worktrees/feature-x");
     assert_eq!(session.cwd(), wt, "the pipeline applied ContextChange::Cwd");
     assert!(text(&r).contains("on the new branch worktree-feature-x"), "{}", text(&r));
+    assert!(text(&r).contains("is not git-ignored"), "{}", text(&r));
     assert_eq!(std::fs::read_to_string(wt.join("README.md")).unwrap(), "hello\n");
     assert_eq!(git(&wt, &["rev-parse", "--abbrev-ref", "HEAD"]).await, "worktree-feature-x");
 
@@ -140,8 +141,13 @@ async fn removing_a_dirty_worktree_needs_discard_changes() {
 #[tokio::test]
 async fn a_clean_worktree_is_removed_without_discard_and_without_approval() {
     let (_dir, root) = repo().await;
+    write(&root.join(".gitignore"), ".claude/worktrees/\n");
+    git(&root, &["add", ".gitignore"]).await;
+    git(&root, &["commit", "-q", "-m", "ignore worktrees"]).await;
     let session = session_in(&root, all_builtin_tools());
-    assert!(!call(&session, "EnterWorktree", json!({})).await.is_error, "a name is generated");
+    let r = call(&session, "EnterWorktree", json!({})).await;
+    assert!(!r.is_error, "a name is generated: {}", text(&r));
+    assert!(!text(&r).contains("git-ignored"), "{}", text(&r));
     let wt = session.cwd();
     assert!(wt.starts_with(root.join(".claude/worktrees")), "{}", wt.display());
     let r = call(&session, "ExitWorktree", json!({"action": "remove"})).await;

@@ -152,13 +152,20 @@ impl EnterWorktree {
             repo,
             created_at: Some(head.clone()),
         };
-        let text = format!(
+        let mut text = format!(
             "Created a worktree at {} on the new branch {branch} (from {}). The session now works in it: relative \
              paths, commands and searches run there. Call ExitWorktree to go back to {} (keep or remove the worktree).",
             path.display(),
             head.get(..12).unwrap_or(&head),
             ctx.cwd.display()
         );
+        // `git check-ignore` exits 1 when the path is not ignored.
+        if git(&active.repo, &["check-ignore", "-q", &target], cancel).await.is_err() {
+            text.push_str(&format!(
+                "\nNote: {WORKTREES_DIR}/ is not git-ignored, so the main checkout lists it as untracked; \
+                 suggest adding it to the user's .gitignore."
+            ));
+        }
         ctx.app_state.set(Some(active));
         Ok(ToolOutput::text(text)
             .with_structured(json!({"worktreePath": path, "worktreeBranch": branch, "created": true}))
