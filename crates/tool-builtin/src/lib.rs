@@ -9,7 +9,9 @@
 //! assert!(tools.iter().any(|t| t.name() == "ToolSearch"));
 //! ```
 
-use toolgate_core::{DynTool, ToolSearchTool};
+use std::sync::Arc;
+
+use toolgate_core::{DynTool, Extensions, ToolSearchTool};
 
 // -- file tools: modules --
 mod apply_patch;
@@ -40,8 +42,22 @@ mod structured_output;
 mod worktree;
 pub use skill::{SkillCatalog, SkillEntry, SkillSource};
 pub use structured_output::{StructuredOutput, StructuredOutputError};
+// -- planning tools: modules --
+mod ask_user_question;
+mod plan_mode;
+mod sleep;
+mod tasks;
+mod todo_write;
+pub use ask_user_question::{
+    Answer, OTHER_LABEL, PlanDecision, PlanReview, Question, QuestionOption, QuestionsOutcome, UserDialog,
+};
+pub use plan_mode::PlanFile;
+pub use tasks::{FileTaskStore, Task, TaskList, TaskStatus, TaskStore, TaskStoreError};
+pub use todo_write::{Todo, TodoStatus, Todos};
 
-/// Every built-in tool, in no particular order (the pool sorts them).
+/// Every built-in tool, in no particular order (the pool sorts them). The planning tools
+/// are built without host services, so those that need one are disabled: swap in
+/// [`planning_tools`] built from the host's services.
 ///
 /// Tools behind cargo features (`web`, `lsp`, `powershell`) are present only when their
 /// feature is on.
@@ -79,6 +95,63 @@ pub fn all_builtin_tools() -> Vec<DynTool> {
         worktree::EnterWorktree::tool(),
         worktree::ExitWorktree::tool(),
     ]);
+    // -- planning tools: list --
+    tools.extend(planning_tools(&Extensions::default()));
+    tools
+}
+
+/// The planning tools, built from the host's services:
+///
+/// - TodoWrite and Sleep need none;
+/// - TaskCreate, TaskGet, TaskUpdate and TaskList need an `Arc<dyn` [`TaskStore`]`>`;
+/// - AskUserQuestion needs an `Arc<dyn` [`UserDialog`]`>`;
+/// - EnterPlanMode and ExitPlanMode need the dialog and a [`PlanFile`].
+///
+/// A tool whose service is missing is returned disabled, so a pool drops it.
+/// [`with_planning_services`] swaps these into a list of built-in tools.
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolgate_builtin::{FileTaskStore, PlanFile, TaskStore};
+/// use toolgate_core::Extensions;
+/// let dir = tempfile::tempdir().unwrap();
+/// let mut services = Extensions::default();
+/// services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(dir.path())));
+/// services.insert(PlanFile::in_session_dir(dir.path()));
+/// let enabled: Vec<String> = toolgate_builtin::planning_tools(&services)
+///     .iter().filter(|t| t.is_enabled()).map(|t| t.name().to_owned()).collect();
+/// // No dialog: no AskUserQuestion, and no plan mode nobody could approve a way out of.
+/// assert_eq!(enabled, ["TodoWrite", "Sleep", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList"]);
+/// ```
+pub fn planning_tools(services: &Extensions) -> Vec<DynTool> {
+    let dialog = services.get::<Arc<dyn UserDialog>>().map(|d| (*d).clone());
+    let store = services.get::<Arc<dyn TaskStore>>().map(|s| (*s).clone());
+    let plan_file = services.get::<PlanFile>().map(|f| (*f).clone());
+    let mut tools = vec![todo_write::tool(), sleep::tool(), ask_user_question::tool(dialog.clone())];
+    tools.extend(tasks::tools(store));
+    tools.extend(plan_mode::tools(dialog, plan_file));
+    tools
+}
+
+/// `tools` with its planning tools replaced by ones built from `services` (see
+/// [`planning_tools`]); a planning tool `tools` left out stays out.
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolgate_builtin::{FileTaskStore, TaskStore};
+/// let dir = tempfile::tempdir().unwrap();
+/// let mut services = toolgate_core::Extensions::default();
+/// services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(dir.path())));
+/// let tools = toolgate_builtin::with_planning_services(toolgate_builtin::all_builtin_tools(), &services);
+/// assert!(tools.iter().filter(|t| t.name() == "TaskCreate").all(|t| t.is_enabled()));
+/// assert_eq!(tools.iter().filter(|t| t.name() == "TaskCreate").count(), 1);
+/// ```
+pub fn with_planning_services(mut tools: Vec<DynTool>, services: &Extensions) -> Vec<DynTool> {
+    for planned in planning_tools(services) {
+        if let Some(slot) = tools.iter_mut().find(|t| t.name() == planned.name()) {
+            *slot = planned;
+        }
+    }
     tools
 }
 

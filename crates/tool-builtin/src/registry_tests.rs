@@ -126,3 +126,76 @@ fn workspace_tools_are_registered_with_truthful_capabilities() {
     assert!(structured.is_read_only(&answer) && structured.is_concurrency_safe(&answer));
     InputSchema::compile(structured.input_schema()).unwrap();
 }
+
+/// Nobody home: a dialog for checking which tools are offered.
+struct Away;
+
+impl UserDialog for Away {
+    fn ask<'a>(&'a self, _: &'a [Question]) -> toolgate_core::BoxFuture<'a, QuestionsOutcome> {
+        Box::pin(async { QuestionsOutcome::Unavailable { reason: "away".into() } })
+    }
+    fn review_plan<'a>(&'a self, _: &'a PlanReview) -> toolgate_core::BoxFuture<'a, PlanDecision> {
+        Box::pin(async { PlanDecision::Unavailable { reason: "away".into() } })
+    }
+}
+
+fn enabled(tools: &[DynTool]) -> Vec<&str> {
+    let mut names: Vec<&str> = tools.iter().filter(|t| t.is_enabled()).map(|t| t.name()).collect();
+    names.sort_unstable();
+    names
+}
+
+#[test]
+fn planning_tools_are_offered_only_with_their_services() {
+    const PLANNING: [&str; 9] = [
+        "AskUserQuestion",
+        "EnterPlanMode",
+        "ExitPlanMode",
+        "Sleep",
+        "TaskCreate",
+        "TaskGet",
+        "TaskList",
+        "TaskUpdate",
+        "TodoWrite",
+    ];
+    // Every planning tool is in the one list, service or not.
+    let all = all_builtin_tools();
+    for name in PLANNING {
+        assert!(all.iter().any(|t| t.name() == name), "{name} is missing from all_builtin_tools");
+    }
+    assert_eq!(enabled(&planning_tools(&Extensions::default())), ["Sleep", "TodoWrite"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut services = Extensions::default();
+    services.insert::<Arc<dyn UserDialog>>(Arc::new(Away));
+    assert_eq!(enabled(&planning_tools(&services)), ["AskUserQuestion", "Sleep", "TodoWrite"]);
+    services.insert(PlanFile::in_session_dir(dir.path()));
+    services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(dir.path())));
+    assert_eq!(enabled(&planning_tools(&services)), PLANNING);
+    // The pool drops what is disabled.
+    let pool = ToolPool::builder().builtins(all_builtin_tools()).build();
+    assert!(pool.get("TaskCreate").is_none() && pool.get("TodoWrite").is_some());
+    let pool = ToolPool::builder().builtins(with_planning_services(all_builtin_tools(), &services)).build();
+    assert!(PLANNING.iter().all(|name| pool.get(name).is_some()));
+}
+
+#[test]
+fn asking_the_person_is_never_automatic() {
+    let mut services = Extensions::default();
+    services.insert::<Arc<dyn UserDialog>>(Arc::new(Away));
+    let tools = planning_tools(&services);
+    let ask = tools.iter().find(|t| t.name() == "AskUserQuestion").unwrap();
+    assert!(ask.requires_user_interaction());
+    // Left to the engine, which asks a person for every call that requires one.
+    let input = serde_json::json!({"questions": []});
+    assert!(matches!(
+        ask.check_permissions(&input, &toolgate_core::ToolContext::new("/")),
+        toolgate_core::PermissionCheck::Passthrough | toolgate_core::PermissionCheck::Deny { .. }
+    ));
+    let schema = ask.input_schema();
+    let question = &schema["$defs"]["QuestionInput"]["properties"];
+    assert_eq!(question["header"]["maxLength"], 12);
+    assert_eq!(question["options"]["minItems"], 2);
+    assert_eq!(question["options"]["maxItems"], 4);
+    assert_eq!(schema["properties"]["questions"]["maxItems"], 4);
+}
