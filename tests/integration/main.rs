@@ -2,6 +2,8 @@
 //!
 //! - `pipeline`: sessions built from real settings files, with real hook processes and
 //!   real child processes;
+//! - `planning`: the planning tools (tasks, plan mode, questions, Sleep, TodoWrite) with the
+//!   services toolgate ships and a scripted person;
 //! - `workspace`: the worktree, skill, Config and StructuredOutput tools in sessions;
 //! - `tidy`: repository-wide source checks (module docs, the one process helper, no
 //!   `todo!`), run as ordinary tests so that `cargo xtask ci` enforces them.
@@ -10,5 +12,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod pipeline;
+mod planning;
 mod tidy;
 mod workspace;

@@ -68,12 +68,13 @@ impl TypedTool for Sleep {
     }
     async fn call(&self, input: SleepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let started = Instant::now();
+        ctx.report_progress(format!("Sleeping for {} ms", input.duration_ms), None);
         tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => {
                 let waited = started.elapsed().as_millis();
                 Err(ToolError::cancelled(format!(
-                    "Sleep was interrupted after {waited} of {} ms.", input.duration_ms
+                    "Sleep was cancelled after {waited} of {} ms.", input.duration_ms
                 ))
                 .with_hint("Wait for the user's direction before sleeping again."))
             }
