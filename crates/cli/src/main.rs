@@ -11,6 +11,7 @@
 //!
 //! Exit codes: 0 success, 1 an error result (or a failed check), 2 usage errors.
 
+mod dialog;
 mod options;
 mod progress;
 mod prompter;
@@ -470,7 +471,7 @@ async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
         }
         McpAction::Serve { http, token } => {
             let prompter = toolgate_mcp::McpPrompter::new();
-            let built = opts.build(Some(prompter.clone())).await?;
+            let built = opts.build(Some(prompter.clone()), None).await?;
             let serve = toolgate_mcp::ServeOptions::new().prompter(prompter);
             let session = built.session.clone();
             let result = match http {
@@ -519,7 +520,7 @@ fn settings(opts: &SessionOpts) -> anyhow::Result<Outcome> {
 }
 
 async fn hooks(opts: &SessionOpts, action: HooksAction) -> anyhow::Result<Outcome> {
-    let built = opts.build(None).await?;
+    let built = opts.build(None, None).await?;
     let session = &built.session;
     let Some(runner) = session.hook_runner() else {
         return Ok(Outcome::ok("no hooks configured".to_owned()));

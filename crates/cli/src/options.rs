@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Args;
-use toolgate_core::{DynTool, PermissionBehavior, PermissionMode, RuleSource};
+use toolgate_builtin::{FileTaskStore, PlanFile, TaskStore, UserDialog};
+use toolgate_core::{DynTool, Extensions, PermissionBehavior, PermissionMode, RuleSource};
 use toolgate_permissions::{LoadedSettings, Prompter, SettingsDiscovery};
 use toolgate_pipeline::Session;
 
+use crate::dialog::TerminalDialog;
 use crate::prompter::TerminalPrompter;
 
 /// Options of every command that builds a session.
@@ -48,7 +50,8 @@ pub struct SessionOpts {
     /// Use only the servers of --mcp-config, none from .mcp.json or ~/.claude.json.
     #[arg(long = "strict-mcp-config", global = true)]
     pub strict_mcp_config: bool,
-    /// Keep the file-state cache (what was read) across invocations in this directory.
+    /// Keep the session's state (what was read, the task list, the plan) in this directory,
+    /// across invocations.
     #[arg(long = "session-dir", global = true, value_name = "DIR")]
     pub session_dir: Option<PathBuf>,
     /// A JSON Schema file: offer the StructuredOutput tool, whose input is an answer matching it.
@@ -129,14 +132,32 @@ impl SessionOpts {
         Ok((cwd, loaded))
     }
 
+    /// The host services of the tools: the task store and plan file in the session dir
+    /// (without `--session-dir`, a folder for this process in the temp dir), and the
+    /// dialog when a person can answer.
+    pub fn services(&self, dialog: Option<Arc<dyn UserDialog>>) -> Extensions {
+        let dir = self
+            .session_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("toolgate").join(format!("session-{}", std::process::id())));
+        let mut services = Extensions::default();
+        services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(&dir)));
+        services.insert(PlanFile::in_session_dir(&dir));
+        if let Some(dialog) = dialog {
+            services.insert(dialog);
+        }
+        services
+    }
+
     /// The built-in tools this session offers in `cwd` (its skills, `--json-schema`,
-    /// `--tools`, `TOOLGATE_SIMPLE=1`).
-    pub fn builtin_tools(&self, cwd: &std::path::Path) -> anyhow::Result<Vec<DynTool>> {
+    /// `--tools`, `TOOLGATE_SIMPLE=1`), those that need a host service built from
+    /// `services`.
+    pub fn builtin_tools(&self, cwd: &std::path::Path, services: &Extensions) -> anyhow::Result<Vec<DynTool>> {
         let skills = toolgate_builtin::SkillCatalog::discover(cwd, toolgate_builtin::user_claude_dir().as_deref());
         for d in skills.diagnostics() {
             tracing::warn!("skills: {d}");
         }
-        let mut all = toolgate_builtin::builtin_tools_with(skills);
+        let mut all = toolgate_builtin::with_planning_services(toolgate_builtin::builtin_tools_with(skills), services);
         if let Some(file) = &self.json_schema {
             let path = toolgate_core::normalize_path(&cwd.join(file));
             let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -175,14 +196,18 @@ impl SessionOpts {
     }
 
     /// The session: discovered settings, hooks, rules and mode, the built-in tools, the
-    /// configured MCP servers' tools, and a prompter when a person can answer.
-    pub async fn build(&self, prompter: Option<Arc<dyn Prompter>>) -> anyhow::Result<Built> {
+    /// configured MCP servers' tools, and a prompter and a dialog when a person can answer.
+    pub async fn build(
+        &self,
+        prompter: Option<Arc<dyn Prompter>>,
+        dialog: Option<Arc<dyn UserDialog>>,
+    ) -> anyhow::Result<Built> {
         let (cwd, loaded) = self.load_settings()?;
-        let mut builtin = self.builtin_tools(&cwd)?;
+        let mut services = self.services(dialog);
         // Config reads and writes the same files the session was built from.
-        let mut extensions = toolgate_core::Extensions::default();
-        extensions.insert(self.discovery()?);
-        let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(extensions);
+        services.insert(self.discovery()?);
+        let mut builtin = self.builtin_tools(&cwd, &services)?;
+        let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
         #[cfg(feature = "mcp")]
         let mcp = self.mcp(&cwd).await;
         #[cfg(feature = "mcp")]
@@ -217,9 +242,11 @@ impl SessionOpts {
         })
     }
 
-    /// [`Self::build`] with the terminal prompter when `prompt` and a terminal is there.
+    /// [`Self::build`] with the terminal prompter and dialog when `prompt` and a terminal
+    /// is there.
     pub async fn session(&self, prompt: bool) -> anyhow::Result<Built> {
         let prompter = if prompt { TerminalPrompter::open().map(|p| Arc::new(p) as Arc<dyn Prompter>) } else { None };
-        self.build(prompter).await
+        let dialog = if prompt { TerminalDialog::open().map(|d| Arc::new(d) as Arc<dyn UserDialog>) } else { None };
+        self.build(prompter, dialog).await
     }
 }

@@ -93,6 +93,12 @@ fn preview(tool: &str, input: &Value) -> Vec<String> {
         }
         "Write" => change("", text("content")),
         "NotebookEdit" => change("", text("new_source")),
+        "AskUserQuestion" => {
+            for q in input.get("questions").and_then(Value::as_array).into_iter().flatten() {
+                let get = |k: &str| q.get(k).and_then(Value::as_str).unwrap_or_default();
+                lines.push(format!("{} {}", style(format!("[{}]", get("header"))).cyan(), get("question")));
+            }
+        }
         "ApplyPatch" => {
             for line in text("patch").lines() {
                 lines.push(match line.chars().next() {
@@ -126,5 +132,7 @@ mod tests {
         assert_eq!(lines.len(), PREVIEW_LINES + 1);
         assert_eq!(lines.last().map(String::as_str), Some("… 10 more lines"));
         assert!(preview("Bash", &serde_json::json!({"command": "ls"})).is_empty());
+        let ask = serde_json::json!({"questions": [{"question": "Which database?", "header": "Database"}]});
+        assert_eq!(preview("AskUserQuestion", &ask), ["[Database] Which database?"]);
     }
 }

@@ -262,6 +262,28 @@ fn call_shows_an_edit_as_a_diff() {
 }
 
 #[test]
+fn the_task_list_lives_in_the_session_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    for subject in ["Design", "Build"] {
+        let input = json!({"subject": subject, "description": ""}).to_string();
+        let out =
+            toolgate(dir.path()).arg("--session-dir").arg(&state).args(["call", "TaskCreate"]).arg(input).output();
+        assert!(out.unwrap().status.success());
+    }
+    let edge = json!({"taskId": "2", "addBlockedBy": ["1"]}).to_string();
+    let out = toolgate(dir.path()).arg("--session-dir").arg(&state).args(["call", "TaskUpdate"]).arg(edge).output();
+    assert!(out.unwrap().status.success());
+    let out = toolgate(dir.path()).arg("--session-dir").arg(&state).args(["call", "TaskList", "{}"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("#1 [pending] Design") && text.contains("#2 [pending] Build [blocked by #1]"), "{text}");
+    // No terminal, no person: the tools that need one are not offered.
+    let ask = r#"{"questions": []}"#;
+    let out = toolgate(dir.path()).args(["call", "AskUserQuestion", ask]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No such tool available: AskUserQuestion"));
+}
+
+#[test]
 fn mcp_format_definitions_carry_truthful_annotations() {
     let dir = tempfile::tempdir().unwrap();
     let out = toolgate(dir.path()).args(["tools", "--format", "mcp"]).output().unwrap();

@@ -50,3 +50,29 @@ async fn once_always_and_no() {
     let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
     assert_eq!(saved["permissions"]["allow"], serde_json::json!(["ToolSearch"]));
 }
+
+#[tokio::test]
+async fn the_terminal_dialog_answers_questions_and_approves_plans() {
+    let dir = tempfile::tempdir().unwrap();
+    let questions = r#"{"questions": [
+        {"question": "Which database?", "header": "Database", "options": [
+            {"label": "PostgreSQL", "description": "relational"}, {"label": "SQLite", "description": "embedded"}]},
+        {"question": "Which features?", "header": "Features", "multiSelect": true, "options": [
+            {"label": "Auth", "description": "log in"}, {"label": "Search", "description": "full text"}]}]}"#;
+    let call = format!("--session-dir state call AskUserQuestion '{questions}'");
+    // y: the person agrees to answer; then 2 (SQLite), then 1 and 3 (Auth and Other, typed).
+    let Some((code, screen)) = in_pty(dir.path(), &call, "y2\n1,3\nBilling\n").await else { return };
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("[Database]") && screen.contains("Type an answer of your own"), "{screen}");
+    assert!(screen.contains("\"Which database?\" → SQLite"), "{screen}");
+    assert!(screen.contains("\"Which features?\" → Auth, Billing"), "{screen}");
+
+    let plan = r#"--mode plan --session-dir state call ExitPlanMode '{"plan": "1. Add the column"}'"#;
+    let Some((code, screen)) = in_pty(dir.path(), plan, "nAlso backfill\n").await else { return };
+    assert_eq!(code, Some(1), "{screen}");
+    assert!(screen.contains("did not approve") && screen.contains("Also backfill"), "{screen}");
+    let Some((code, screen)) = in_pty(dir.path(), plan, "a").await else { return };
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("acceptEdits mode"), "{screen}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("state/plan.md")).unwrap(), "1. Add the column\n");
+}
