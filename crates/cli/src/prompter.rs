@@ -98,6 +98,11 @@ fn preview(tool: &str, input: &Value) -> Vec<String> {
                 let get = |k: &str| q.get(k).and_then(Value::as_str).unwrap_or_default();
                 lines.push(format!("{} {}", style(format!("[{}]", get("header"))).cyan(), get("question")));
             }
+            // Answers filled in before the person sees the questions are used as given: show them.
+            for (question, answer) in input.get("answers").and_then(Value::as_object).into_iter().flatten() {
+                let answer = answer.as_str().unwrap_or_default();
+                lines.push(style(format!("already answered: {question} → {answer}")).yellow().to_string());
+            }
         }
         "ApplyPatch" => {
             for line in text("patch").lines() {
@@ -134,5 +139,7 @@ mod tests {
         assert!(preview("Bash", &serde_json::json!({"command": "ls"})).is_empty());
         let ask = serde_json::json!({"questions": [{"question": "Which database?", "header": "Database"}]});
         assert_eq!(preview("AskUserQuestion", &ask), ["[Database] Which database?"]);
+        let prefilled = serde_json::json!({"questions": [], "answers": {"Which database?": "SQLite"}});
+        assert_eq!(preview("AskUserQuestion", &prefilled), ["already answered: Which database? → SQLite"]);
     }
 }
