@@ -481,7 +481,15 @@ impl TypedTool for TaskUpdate {
     }
     fn render_use(&self, input: &TaskUpdateInput) -> String {
         match input.status {
-            Some(status) => format!("TaskUpdate(#{}, {status:?})", input.task_id),
+            Some(status) => {
+                let status = match status {
+                    UpdateStatus::Pending => "pending",
+                    UpdateStatus::InProgress => "in_progress",
+                    UpdateStatus::Completed => "completed",
+                    UpdateStatus::Deleted => "deleted",
+                };
+                format!("TaskUpdate(#{}, {status})", input.task_id)
+            }
             None => format!("TaskUpdate(#{})", input.task_id),
         }
     }
