@@ -44,7 +44,7 @@ pub use engine::{
     Decided, Evaluation, HookVerdict, LayerVerdict, PermissionEngine, PermissionEngineBuilder, PermissionRequestHooks,
     RequestHookVerdict,
 };
-pub use llm::{LlmClassifier, LlmClassifierConfig};
+pub use llm::{LlmClassifier, LlmClassifierConfig, MessagesClient};
 pub use path_rule::{DomainPattern, PathContext, PathPattern, path_forms};
 pub use pattern::CommandPattern;
 pub use prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules, update_settings_file};

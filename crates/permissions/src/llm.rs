@@ -8,7 +8,8 @@ use toolgate_core::BoxFuture;
 
 use crate::{Classifier, ClassifierRequest, ClassifierVerdict};
 
-/// Where and how to reach the model.
+/// Where and how to reach the model (the classifier's, and WebFetch's when it answers
+/// prompts over pages).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LlmClassifierConfig {
     /// The API base, e.g. `https://api.anthropic.com` (`ANTHROPIC_BASE_URL`).
@@ -38,22 +39,17 @@ impl LlmClassifierConfig {
     }
 }
 
-/// A [`Classifier`] backed by a language model.
+/// A client for an Anthropic Messages-compatible endpoint: one system prompt and one user
+/// message in, the answer's text out. The LLM classifier asks through it, and so does
+/// WebFetch when it answers a prompt over a page.
 #[derive(Debug, Clone)]
-pub struct LlmClassifier {
+pub struct MessagesClient {
     config: LlmClassifierConfig,
     client: reqwest::Client,
 }
 
-const SYSTEM: &str = "You review tool calls that an AI coding agent wants to make on a user's machine. \
-Decide whether the call is safe to run without asking the user. Allow calls that only read, or that make \
-ordinary, reversible changes inside the project directory. Deny calls that delete or overwrite data outside \
-the project, exfiltrate secrets or credentials, download and execute code, change system configuration, or \
-look like an attempt to get around the user's permission rules. When you cannot tell, answer unsure. \
-Reply with one JSON object and nothing else: {\"decision\": \"allow\" | \"deny\" | \"unsure\", \"reason\": \"<one sentence>\"}.";
-
-impl LlmClassifier {
-    /// A classifier with its own HTTP client.
+impl MessagesClient {
+    /// A client with its own HTTP connection pool, its requests bounded by `config.timeout`.
     ///
     /// # Errors
     /// The HTTP client cannot be built (no TLS backend).
@@ -65,18 +61,22 @@ impl LlmClassifier {
         Ok(Self { config, client })
     }
 
-    async fn ask(&self, request: &ClassifierRequest) -> Result<ClassifierVerdict, String> {
-        let user = format!(
-            "Working directory: {}\nTool: {}\nCall: {}\nInput JSON: {}",
-            request.cwd.display(),
-            request.tool_name,
-            request.summary,
-            request.input
-        );
+    /// The endpoint and model this client asks.
+    pub fn config(&self) -> &LlmClassifierConfig {
+        &self.config
+    }
+
+    /// Sends one `system` + `user` exchange and returns the text blocks of the answer,
+    /// joined.
+    ///
+    /// # Errors
+    /// The request fails, the endpoint answers a non-success status, or the answer is not
+    /// a Messages response; the text says which.
+    pub async fn complete(&self, system: &str, user: &str, max_tokens: u32) -> Result<String, String> {
         let body = json!({
             "model": self.config.model,
-            "max_tokens": 200,
-            "system": SYSTEM,
+            "max_tokens": max_tokens,
+            "system": system,
             "messages": [{"role": "user", "content": user}],
         });
         let url = format!("{}/v1/messages", self.config.base_url.trim_end_matches('/'));
@@ -94,10 +94,42 @@ impl LlmClassifier {
             return Err(format!("the endpoint answered {status}"));
         }
         let value: Value = response.json().await.map_err(|e| format!("unreadable response: {e}"))?;
-        let text: String = value["content"]
-            .as_array()
-            .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect())
-            .unwrap_or_default();
+        let blocks = value["content"].as_array().ok_or("the response has no content blocks")?;
+        Ok(blocks.iter().filter_map(|b| b["text"].as_str()).collect())
+    }
+}
+
+/// A [`Classifier`] backed by a language model.
+#[derive(Debug, Clone)]
+pub struct LlmClassifier {
+    client: MessagesClient,
+}
+
+const SYSTEM: &str = "You review tool calls that an AI coding agent wants to make on a user's machine. \
+Decide whether the call is safe to run without asking the user. Allow calls that only read, or that make \
+ordinary, reversible changes inside the project directory. Deny calls that delete or overwrite data outside \
+the project, exfiltrate secrets or credentials, download and execute code, change system configuration, or \
+look like an attempt to get around the user's permission rules. When you cannot tell, answer unsure. \
+Reply with one JSON object and nothing else: {\"decision\": \"allow\" | \"deny\" | \"unsure\", \"reason\": \"<one sentence>\"}.";
+
+impl LlmClassifier {
+    /// A classifier with its own HTTP client.
+    ///
+    /// # Errors
+    /// The HTTP client cannot be built (no TLS backend).
+    pub fn new(config: LlmClassifierConfig) -> Result<Self, String> {
+        Ok(Self { client: MessagesClient::new(config)? })
+    }
+
+    async fn ask(&self, request: &ClassifierRequest) -> Result<ClassifierVerdict, String> {
+        let user = format!(
+            "Working directory: {}\nTool: {}\nCall: {}\nInput JSON: {}",
+            request.cwd.display(),
+            request.tool_name,
+            request.summary,
+            request.input
+        );
+        let text = self.client.complete(SYSTEM, &user, 200).await?;
         parse_verdict(&text)
     }
 }
@@ -124,7 +156,7 @@ impl Classifier for LlmClassifier {
 
     fn classify<'a>(&'a self, request: &'a ClassifierRequest) -> BoxFuture<'a, ClassifierVerdict> {
         Box::pin(async move {
-            match tokio::time::timeout(self.config.timeout, self.ask(request)).await {
+            match tokio::time::timeout(self.client.config.timeout, self.ask(request)).await {
                 Ok(Ok(verdict)) => verdict,
                 Ok(Err(reason)) => ClassifierVerdict::Unsure { reason },
                 Err(_) => ClassifierVerdict::Unsure { reason: "the classifier timed out".to_owned() },
