@@ -54,6 +54,20 @@ pub use ask_user_question::{
 pub use plan_mode::PlanFile;
 pub use tasks::{FileTaskStore, Task, TaskList, TaskStatus, TaskStore, TaskStoreError};
 pub use todo_write::{Todo, TodoStatus, Todos};
+// -- web tools: modules --
+#[cfg(feature = "web")]
+mod web_fetch;
+#[cfg(feature = "web")]
+pub use web_fetch::{
+    ALLOW_PRIVATE_ENV, AddressPolicy, Clock, MODEL_ENV, SystemClock, WebFetch, WebFetchInput, WebFetchSettings,
+};
+#[cfg(feature = "web")]
+mod web_search;
+#[cfg(feature = "web")]
+pub use web_search::{
+    BRAVE_KEY_ENV, BraveSearch, PROVIDER_ENV, SEARXNG_URL_ENV, SearchError, SearchHit, SearchProvider, SearchRequest,
+    SearxngSearch, TAVILY_KEY_ENV, TavilySearch, WebSearch, WebSearchInput, search_provider_from_env,
+};
 
 /// Every built-in tool, in no particular order (the pool sorts them). The planning tools
 /// are built without host services, so those that need one are disabled: swap in
@@ -95,6 +109,9 @@ pub fn all_builtin_tools() -> Vec<DynTool> {
         worktree::EnterWorktree::tool(),
         worktree::ExitWorktree::tool(),
     ]);
+    // -- web tools: list --
+    #[cfg(feature = "web")]
+    tools.extend([WebFetch::tool(WebFetchSettings::from_env()), WebSearch::tool(search_provider_from_env())]);
     // -- planning tools: list --
     tools.extend(planning_tools(&Extensions::default()));
     tools

@@ -199,3 +199,27 @@ fn asking_the_person_is_never_automatic() {
     assert_eq!(question["options"]["maxItems"], 4);
     assert_eq!(schema["properties"]["questions"]["maxItems"], 4);
 }
+
+/// The web tools are in the list exactly when the `web` feature is on, read-only and
+/// concurrency-safe, deferred, and WebSearch is offered only with a provider.
+#[test]
+fn registry_web_tools_follow_the_feature() {
+    let tools = all_builtin_tools();
+    let find = |name: &str| tools.iter().find(|t| t.name() == name);
+    if cfg!(not(feature = "web")) {
+        assert!(find("WebFetch").is_none() && find("WebSearch").is_none());
+        return;
+    }
+    let fetch = find("WebFetch").expect("WebFetch is listed under the web feature");
+    let search = find("WebSearch").expect("WebSearch is listed under the web feature");
+    let fetch_input = serde_json::json!({"url": "https://docs.rs/serde", "prompt": "p"});
+    let search_input = serde_json::json!({"query": "serde"});
+    assert!(fetch.is_read_only(&fetch_input) && fetch.is_concurrency_safe(&fetch_input));
+    assert!(search.is_read_only(&search_input) && search.is_concurrency_safe(&search_input));
+    assert!(fetch.should_defer() && search.should_defer());
+    assert!(fetch.is_enabled());
+    assert_eq!(fetch.permission_target(&fetch_input).as_deref(), Some("docs.rs"));
+    assert_eq!(search.permission_target(&search_input), None, "WebSearch rules take no specifier");
+    #[cfg(feature = "web")]
+    assert_eq!(search.is_enabled(), search_provider_from_env().is_some());
+}
