@@ -194,7 +194,7 @@ async fn read_capped(mut response: reqwest::Response, url: &Url, max_bytes: usiz
 pub(crate) fn size(bytes: usize) -> String {
     const KB: usize = 1024;
     const MB: usize = 1024 * KB;
-    if bytes >= MB && bytes % MB == 0 {
+    if bytes >= MB && bytes.is_multiple_of(MB) {
         format!("{} MB", bytes / MB)
     } else if bytes >= MB {
         format!("{:.1} MB", bytes as f64 / MB as f64)
