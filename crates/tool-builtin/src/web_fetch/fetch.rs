@@ -214,21 +214,22 @@ fn request_error(url: &Url, err: &reqwest::Error) -> ToolError {
     if err.is_timeout() {
         return ToolError::timeout(format!("{url} did not answer in time"));
     }
-    let detail = error_chain(err);
+    let chain = error_chain(err);
+    let cause = chain.last().cloned().unwrap_or_default();
     if err.is_connect() {
-        let lookup_failed = detail.contains("dns error") || detail.contains("failed to lookup");
+        let lookup_failed = chain.iter().any(|e| e.contains("dns error") || e.contains("failed to lookup"));
         return match lookup_failed {
-            true => ToolError::network(format!("the host {host} could not be found ({detail})"))
+            true => ToolError::network(format!("the host {host} could not be found (DNS lookup failed: {cause})"))
                 .with_hint("check the spelling of the host name"),
-            false => ToolError::network(format!("could not connect to {host}: {detail}"))
+            false => ToolError::network(format!("could not connect to {host}: {cause}"))
                 .with_hint("the site may be down or unreachable from here; try again later or another source"),
         };
     }
-    ToolError::network(format!("fetching {url} failed: {detail}"))
+    ToolError::network(format!("fetching {url} failed: {}", chain.join(": ")))
 }
 
-/// An error and its sources, joined, for the message.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+/// An error and its sources, each message once, outermost first.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> Vec<String> {
     let mut parts = vec![err.to_string()];
     let mut current = err.source();
     while let Some(e) = current {
@@ -238,7 +239,7 @@ fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
         }
         current = e.source();
     }
-    parts.join(": ")
+    parts
 }
 
 #[cfg(test)]

@@ -337,3 +337,30 @@ fn the_permission_target_is_the_host_for_domain_rules() {
     assert_eq!(decide("https://example.com/"), PermissionBehavior::Ask);
     assert_eq!(decide("https://docs.example.com.evil.org/"), PermissionBehavior::Ask);
 }
+
+#[tokio::test]
+async fn an_unreachable_server_is_a_network_error_with_a_hint() {
+    // Port 1 on loopback: nothing listens there.
+    let err = error(&WebFetch::tool(local()), fetch_input("http://127.0.0.1:1/")).await;
+    assert_eq!(err.kind(), ToolErrorKind::Network);
+    assert!(err.message().starts_with("could not connect to 127.0.0.1: "), "{}", err.message());
+    assert!(err.hint().is_some());
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_a_stalled_fetch() {
+    let server = Server::start(|_| Reply::Hang).await;
+    let tool = WebFetch::tool(local());
+    let ctx = ctx();
+    let cancel = ctx.cancel.clone();
+    let input = fetch_input(&server.url("/stalled"));
+    let call = tool.call(input, &ctx);
+    let (result, ()) = tokio::join!(call, async move {
+        // Cancel once the server has the request, so the fetch is known to be under way.
+        while server.hits() == 0 {
+            tokio::task::yield_now().await;
+        }
+        cancel.cancel();
+    });
+    assert_eq!(result.unwrap_err().kind(), ToolErrorKind::Cancelled);
+}
