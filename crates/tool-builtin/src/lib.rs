@@ -68,6 +68,22 @@ pub use web_search::{
     BRAVE_KEY_ENV, BraveSearch, PROVIDER_ENV, SEARXNG_URL_ENV, SearchError, SearchHit, SearchProvider, SearchRequest,
     SearxngSearch, TAVILY_KEY_ENV, TavilySearch, WebSearch, WebSearchInput, search_provider_from_env,
 };
+// -- agent tools: modules --
+mod agent;
+mod cron;
+mod send_message;
+mod team;
+pub use agent::{
+    AGENT_COMMAND_ENV, AGENT_TIMEOUT_ENV, AgentIdentity, AgentServices, ProcessSubagentRunner, SubagentError,
+    SubagentReport, SubagentRequest, SubagentRunner, SubagentType, discover_subagent_types,
+};
+pub use cron::{
+    CronClock, CronError, CronEvent, CronJob, CronScheduler, CronSchedulerBuilder, MAX_JOBS, ManualClock,
+    RECURRING_LIFETIME, SystemCronClock, parse_cron,
+};
+pub use send_message::bus::{
+    BusError, FolderBus, InProcessBus, MAIN_AGENT, Member, Message, MessageBus, Team, valid_bus_name,
+};
 
 /// Every built-in tool, in no particular order (the pool sorts them). The planning tools
 /// are built without host services, so those that need one are disabled: swap in
@@ -114,6 +130,8 @@ pub fn all_builtin_tools() -> Vec<DynTool> {
     tools.extend([WebFetch::tool(WebFetchSettings::from_env()), WebSearch::tool(search_provider_from_env())]);
     // -- planning tools: list --
     tools.extend(planning_tools(&Extensions::default()));
+    // -- agent tools: list --
+    tools.extend(agent_tools(&toolgate_core::Extensions::default()));
     tools
 }
 
@@ -203,6 +221,30 @@ pub fn user_claude_dir() -> Option<std::path::PathBuf> {
     std::env::var_os("CLAUDE_CONFIG_DIR")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".claude")))
+}
+
+/// The agent tools (Agent, SendMessage, TeamCreate, TeamDelete, CronCreate, CronDelete,
+/// CronList) over the host services in `services` (see [`AgentServices`]); a tool whose
+/// service is missing reports `is_enabled() == false`, so a pool leaves it out.
+/// [`all_builtin_tools`] lists them without services (all disabled); a host with services
+/// adds these, and the pool keeps the enabled ones.
+///
+/// ```
+/// let tools = toolgate_builtin::agent_tools(&toolgate_core::Extensions::default());
+/// assert_eq!(tools.len(), 7);
+/// assert!(tools.iter().all(|t| !t.is_enabled()));
+/// ```
+pub fn agent_tools(services: &toolgate_core::Extensions) -> Vec<DynTool> {
+    let services = AgentServices::from_extensions(services);
+    vec![
+        agent::Agent::tool(&services),
+        send_message::SendMessage::tool(&services),
+        team::TeamCreate::tool(&services),
+        team::TeamDelete::tool(&services),
+        cron::CronCreate::tool(&services),
+        cron::CronDelete::tool(&services),
+        cron::CronList::tool(&services),
+    ]
 }
 
 #[cfg(test)]

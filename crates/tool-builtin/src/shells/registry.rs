@@ -8,6 +8,11 @@
 //! channel, never by polling; TaskStop fires the task's stop token, on which the
 //! supervisor stops the whole process group.
 //!
+//! A background *agent* (Agent with `run_in_background`) is an entry of the same registry
+//! ([`TaskKind::Agent`], ids `agent_1` …): [`Shells::start_job`] runs its future under the
+//! same stop token and writes the subagent's final answer to the same kind of output file,
+//! so TaskOutput and TaskStop treat both alike.
+//!
 //! Nothing outlives the session: when the registry is dropped (the last clone of the
 //! session's `AppState` goes), every task still running is stopped; when the runtime shuts
 //! down, the supervisors are dropped and the helper kills their groups.
@@ -31,6 +36,9 @@ use super::group_digits;
 
 /// The most output a background shell writes to its file; the rest is counted and dropped.
 pub(crate) const OUTPUT_FILE_CAP: u64 = 256 * 1024 * 1024;
+
+/// How long a stopped job may take to end on its own before it is dropped.
+pub(crate) const JOB_STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// New output up to this many bytes is read whole; more is read as its first and last
 /// [`READ_EDGE`] bytes.
@@ -90,6 +98,36 @@ impl TaskStatus {
     }
 }
 
+/// What a background task runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskKind {
+    /// A shell command (Bash, PowerShell).
+    Shell,
+    /// A subagent started by the Agent tool.
+    Agent,
+}
+
+impl TaskKind {
+    /// The `task_type` Claude Code reports: `local_bash` or `local_agent`.
+    pub(crate) fn task_type(self) -> &'static str {
+        match self {
+            Self::Shell => "local_bash",
+            Self::Agent => "local_agent",
+        }
+    }
+}
+
+/// How a job started with [`Shells::start_job`] ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum JobEnd {
+    /// It finished; this text is its output.
+    Completed(String),
+    /// It failed for this reason.
+    Failed(String),
+    /// The stop token fired and it stopped.
+    Stopped,
+}
+
 /// Where TaskOutput is in a task's output file.
 #[derive(Debug, Default)]
 struct Cursor {
@@ -104,7 +142,9 @@ struct Cursor {
 pub(crate) struct TaskEntry {
     /// Its id.
     pub(crate) id: String,
-    /// The command it runs.
+    /// What it runs.
+    pub(crate) kind: TaskKind,
+    /// The command it runs (for an agent, its description).
     pub(crate) command: String,
     /// The call's description, if any.
     pub(crate) description: Option<String>,
@@ -235,6 +275,64 @@ impl Shells {
         self.lock().values().cloned().collect()
     }
 
+    /// A job that is not a process (a background subagent): `job` gets the stop token and
+    /// its output is written to the file when it ends. Needs a tokio runtime.
+    ///
+    /// After the stop token fires, the job has [`JOB_STOP_GRACE`] to end on its own; then it
+    /// is dropped (which stops any process it runs through the helper).
+    pub(crate) fn start_job<F>(
+        &self,
+        id: String,
+        path: PathBuf,
+        file: File,
+        kind: TaskKind,
+        label: &str,
+        job: impl FnOnce(CancellationToken) -> F,
+    ) where
+        F: std::future::Future<Output = JobEnd> + Send + 'static,
+    {
+        let stop = CancellationToken::new();
+        let (tx, rx) = watch::channel(TaskStatus::Running);
+        let entry = Arc::new(TaskEntry {
+            id: id.clone(),
+            kind,
+            command: label.to_owned(),
+            description: Some(label.to_owned()),
+            output_path: path,
+            pid: None,
+            stop: stop.clone(),
+            status: rx,
+            cursor: Mutex::new(Cursor { offset: 0, lines: Some(0) }),
+        });
+        self.lock().insert(id, entry);
+        let job = job(stop.clone());
+        tokio::spawn(async move {
+            tokio::pin!(job);
+            let end = tokio::select! {
+                end = &mut job => end,
+                () = stop.cancelled() => match tokio::time::timeout(JOB_STOP_GRACE, &mut job).await {
+                    Ok(JobEnd::Completed(text)) => JobEnd::Completed(text),
+                    // Failed because it was stopped, or ignored the token: dropped here.
+                    _ => JobEnd::Stopped,
+                },
+            };
+            let mut sink = FileSink::new(file);
+            let status = match end {
+                JobEnd::Completed(text) => {
+                    sink.write(text.as_bytes());
+                    TaskStatus::Exited(0)
+                }
+                JobEnd::Failed(why) => {
+                    sink.write(why.as_bytes());
+                    TaskStatus::Failed(why)
+                }
+                JobEnd::Stopped => TaskStatus::Killed,
+            };
+            sink.finish();
+            tx.send_replace(status);
+        });
+    }
+
     /// `known ids: bash_1 (running), bash_2 (completed)`, or that there are none.
     pub(crate) fn known_ids(&self) -> String {
         let tasks = self.list();
@@ -272,6 +370,7 @@ impl Shells {
         let (tx, rx) = watch::channel(TaskStatus::Running);
         let entry = Arc::new(TaskEntry {
             id: id.clone(),
+            kind: TaskKind::Shell,
             command: task.command.to_owned(),
             description: task.description.map(str::to_owned),
             output_path: path,

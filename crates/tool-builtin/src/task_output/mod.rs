@@ -1,4 +1,4 @@
-//! TaskOutput: the new output of a background shell and its status.
+//! TaskOutput: the new output of a background shell or background agent, and its status.
 //!
 //! Claude Code's `TaskOutput` (legacy names `BashOutput`, `BashOutputTool`,
 //! `AgentOutputTool`): `task_id`, `block` (default true), `timeout` (ms, default 30,000,
@@ -106,7 +106,7 @@ impl TypedTool for TaskOutput {
                 input.task_id,
                 shells.known_ids()
             ))
-            .with_hint("use an id returned by a Bash call with run_in_background: true"));
+            .with_hint("use an id returned by a Bash or Agent call with run_in_background: true"));
         };
 
         let mut retrieval = "success";
@@ -137,8 +137,9 @@ impl TypedTool for TaskOutput {
 
         let mut text = format!(
             "<retrieval_status>{retrieval}</retrieval_status>\n\n<task_id>{}</task_id>\n\n\
-             <task_type>local_bash</task_type>\n\n<status>{}</status>",
+             <task_type>{}</task_type>\n\n<status>{}</status>",
             task.id,
+            task.kind.task_type(),
             status.word()
         );
         if let Some(code) = status.exit_code() {
@@ -162,7 +163,7 @@ impl TypedTool for TaskOutput {
             "retrieval_status": retrieval,
             "task": {
                 "task_id": task.id,
-                "task_type": "local_bash",
+                "task_type": task.kind.task_type(),
                 "status": status.word(),
                 "description": task.description.clone().unwrap_or_else(|| task.command.clone()),
                 "output": shown.text,

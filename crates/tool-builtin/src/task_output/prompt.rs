@@ -7,7 +7,7 @@ pub(super) fn description(max_output: usize) -> String {
 Returns the output a background task has written since you last asked, and its status \
 (running, completed, failed or killed, with the exit code).
 
-- task_id: the ID a background Bash call returned (for example \"bash_1\").
+- task_id: the ID a background Bash or Agent call returned (for example \"bash_1\" or \"agent_1\").
 - block (default true): wait for the task to finish before answering, up to timeout \
 milliseconds (default 30000, at most 600000). With block: false you get what is there \
 now, at once.

@@ -1,4 +1,4 @@
-//! TaskStop: stops a background shell and its whole process group.
+//! TaskStop: stops a background shell and its whole process group, or a background agent.
 //!
 //! Claude Code's `TaskStop` (legacy names `KillShell`, `KillBash`): `task_id`, or the
 //! deprecated `shell_id`; exactly one of them. The stop fires the task's stop token; its
@@ -90,14 +90,13 @@ impl TypedTool for TaskStop {
         let shells = Shells::of(ctx);
         let Some(task) = shells.get(id) else {
             return Err(ToolError::not_found(format!("no background task has the id `{id}`; {}", shells.known_ids()))
-                .with_hint("use an id returned by a Bash call with run_in_background: true"));
+                .with_hint("use an id returned by a Bash or Agent call with run_in_background: true"));
         };
         let command = one_line(&task.command, 200);
         let before = task.status();
         if !before.is_running() {
             let text = format!("Task {} is not running ({}); nothing to stop.", task.id, before.describe());
-            let structured =
-                json!({"message": text, "task_id": task.id, "task_type": "local_bash", "command": task.command});
+            let structured = json!({"message": text, "task_id": task.id, "task_type": task.kind.task_type(), "command": task.command});
             return Ok(ToolOutput::text(text).with_structured(structured));
         }
         task.request_stop();
@@ -115,7 +114,7 @@ impl TypedTool for TaskStop {
             None => format!("Successfully stopped task {} ({command})", task.id),
         };
         let structured =
-            json!({"message": text, "task_id": task.id, "task_type": "local_bash", "command": task.command});
+            json!({"message": text, "task_id": task.id, "task_type": task.kind.task_type(), "command": task.command});
         Ok(ToolOutput::text(text).with_structured(structured))
     }
 
