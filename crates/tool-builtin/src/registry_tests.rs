@@ -223,3 +223,60 @@ fn registry_web_tools_follow_the_feature() {
     #[cfg(feature = "web")]
     assert_eq!(search.is_enabled(), search_provider_from_env().is_some());
 }
+
+/// The agent tools with every service present: the same checks as the rest of the
+/// registry, the capabilities the compatibility table gives them, and the `Task` alias
+/// of Agent kept apart from the task-list tools' `Task*` names.
+#[test]
+fn agent_tools_with_services_are_well_formed() {
+    let mut services = toolgate_core::Extensions::default();
+    let runner = ProcessSubagentRunner::new("cat", vec![SubagentType::general_purpose()]);
+    AgentServices::new()
+        .runner(std::sync::Arc::new(runner))
+        .bus(std::sync::Arc::new(InProcessBus::new(MAIN_AGENT)))
+        .scheduler(CronScheduler::builder().build().0)
+        .install(&mut services);
+    let tools = agent_tools(&services);
+    let disabled = agent_tools(&toolgate_core::Extensions::default());
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["Agent", "SendMessage", "TeamCreate", "TeamDelete", "CronCreate", "CronDelete", "CronList"]);
+    assert_eq!(disabled.iter().map(|t| t.name()).collect::<Vec<_>>(), names);
+    for (tool, off) in tools.iter().zip(&disabled) {
+        let name = tool.name();
+        assert!(tool.is_enabled(), "{name} is disabled with its service present");
+        assert!(!off.is_enabled(), "{name} is enabled without its service");
+        assert!(tool.description().trim().len() >= 20, "{name} needs a real description");
+        assert_eq!(tool.input_schema()["additionalProperties"], false, "{name}: inputs are strict objects");
+        InputSchema::compile(tool.input_schema()).unwrap_or_else(|e| panic!("{name}: schema does not compile: {e}"));
+        assert!(!tool.render_use(&serde_json::json!({})).is_empty(), "{name}: render_use is empty");
+        // None of them prompts (compatibility table: Perm "no").
+        let probe = toolgate_core::probe_input(tool.input_schema());
+        assert!(
+            matches!(
+                tool.check_permissions(&probe, &toolgate_core::ToolContext::new("/")),
+                toolgate_core::PermissionCheck::Allow { .. }
+            ),
+            "{name} should not need approval"
+        );
+        // Deferred behind ToolSearch, except Agent (compatibility table: Def).
+        assert_eq!(tool.should_defer(), name != "Agent", "{name}: deferral");
+    }
+    let by = |n: &str| tools.iter().find(|t| t.name() == n).unwrap();
+    let agent_input = serde_json::json!({"description": "d", "prompt": "p"});
+    assert!(by("Agent").is_read_only(&agent_input) && by("Agent").is_concurrency_safe(&agent_input));
+    assert!(by("CronList").is_read_only(&serde_json::json!({})));
+    assert!(!by("CronCreate").is_read_only(&serde_json::json!({"cron": "* * * * *", "prompt": "p"})));
+    assert!(by("SendMessage").is_read_only(&serde_json::json!({"to": "a", "message": "hi"})));
+    assert!(!by("SendMessage").is_read_only(&serde_json::json!({"to": "a", "message": {"type": "x"}})));
+
+    let pool = ToolPool::builder().builtins(all_builtin_tools()).builtins(tools.iter().cloned()).build();
+    assert_eq!(pool.get("Task").unwrap().name(), "Agent");
+    assert_eq!(pool.get("TaskOutput").unwrap().name(), "TaskOutput");
+    assert!(pool.get("TaskCreate").is_none_or(|t| t.name() == "TaskCreate"));
+    assert!(pool.get("TaskList").is_none_or(|t| t.name() == "TaskList"));
+    // The registry without services offers none of them.
+    let bare = ToolPool::builder().builtins(all_builtin_tools()).build();
+    for name in names {
+        assert!(bare.get(name).is_none(), "{name} offered without its service");
+    }
+}

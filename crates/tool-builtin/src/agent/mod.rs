@@ -26,7 +26,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use toolgate_core::{DynTool, InterruptBehavior, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{
+    DynTool, InterruptBehavior, PermissionCheck, ToolContext, ToolError, ToolOutput, TypedTool, typed,
+};
 
 pub use definitions::discover_subagent_types;
 pub use process::{AGENT_COMMAND_ENV, AGENT_TIMEOUT_ENV, ProcessSubagentRunner};
@@ -215,6 +217,12 @@ impl TypedTool for Agent {
 
     fn interrupt_behavior(&self) -> InterruptBehavior {
         InterruptBehavior::Cancel
+    }
+
+    fn check_permissions(&self, _input: &AgentInput, _ctx: &ToolContext) -> PermissionCheck {
+        PermissionCheck::Allow {
+            detail: "launching a subagent needs no approval; its own calls are checked where it runs".to_owned(),
+        }
     }
 
     async fn validate(&self, input: &AgentInput, _ctx: &ToolContext) -> Result<(), ToolError> {

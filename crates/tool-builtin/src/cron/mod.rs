@@ -13,7 +13,7 @@ mod scheduler;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use toolgate_core::{DynTool, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{DynTool, PermissionCheck, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 pub use clock::{CronClock, ManualClock, SystemCronClock};
 pub use scheduler::{
@@ -135,6 +135,10 @@ Returns the job's 8-character id, for CronDelete.",
         true
     }
 
+    fn check_permissions(&self, _input: &CronCreateInput, _ctx: &ToolContext) -> PermissionCheck {
+        PermissionCheck::Allow { detail: "scheduling prompts in this session needs no approval".to_owned() }
+    }
+
     async fn validate(&self, input: &CronCreateInput, _ctx: &ToolContext) -> Result<(), ToolError> {
         if input.prompt.trim().is_empty() {
             return Err(ToolError::invalid_input("prompt is empty")
@@ -206,6 +210,10 @@ impl TypedTool for CronDelete {
         true
     }
 
+    fn check_permissions(&self, _input: &CronDeleteInput, _ctx: &ToolContext) -> PermissionCheck {
+        PermissionCheck::Allow { detail: "scheduling prompts in this session needs no approval".to_owned() }
+    }
+
     async fn validate(&self, input: &CronDeleteInput, _ctx: &ToolContext) -> Result<(), ToolError> {
         if input.id.trim().is_empty() {
             return Err(ToolError::invalid_input("id is empty").with_hint("use an id that CronList shows"));
@@ -248,6 +256,10 @@ impl TypedTool for CronList {
 
     fn should_defer(&self) -> bool {
         true
+    }
+
+    fn check_permissions(&self, _input: &CronListInput, _ctx: &ToolContext) -> PermissionCheck {
+        PermissionCheck::Allow { detail: "scheduling prompts in this session needs no approval".to_owned() }
     }
 
     fn is_read_only(&self, _input: &CronListInput) -> bool {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{DynTool, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{DynTool, PermissionCheck, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 use crate::agent::{AgentIdentity, AgentServices};
 use crate::shells::one_line;
@@ -116,6 +116,10 @@ impl TypedTool for SendMessage {
 
     fn is_read_only(&self, input: &SendMessageInput) -> bool {
         input.message.is_string()
+    }
+
+    fn check_permissions(&self, _input: &SendMessageInput, _ctx: &ToolContext) -> PermissionCheck {
+        PermissionCheck::Allow { detail: "messages between the session's agents need no approval".to_owned() }
     }
 
     async fn validate(&self, input: &SendMessageInput, _ctx: &ToolContext) -> Result<(), ToolError> {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use toolgate_core::{DynTool, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{DynTool, PermissionCheck, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 use crate::agent::{AgentIdentity, AgentServices};
 use crate::send_message::bus::{MessageBus, Team, valid_bus_name};
@@ -103,6 +103,10 @@ SendMessage. Delete the team with TeamDelete when the work is done.
         true
     }
 
+    fn check_permissions(&self, _input: &TeamCreateInput, _ctx: &ToolContext) -> PermissionCheck {
+        PermissionCheck::Allow { detail: "managing the session's agent teams needs no approval".to_owned() }
+    }
+
     async fn validate(&self, input: &TeamCreateInput, _ctx: &ToolContext) -> Result<(), ToolError> {
         if valid_bus_name(&input.team_name) {
             Ok(())
@@ -161,6 +165,10 @@ their unread messages are discarded. Give team_name only when you lead more than
 
     fn should_defer(&self) -> bool {
         true
+    }
+
+    fn check_permissions(&self, _input: &TeamDeleteInput, _ctx: &ToolContext) -> PermissionCheck {
+        PermissionCheck::Allow { detail: "managing the session's agent teams needs no approval".to_owned() }
     }
 
     fn is_destructive(&self, _input: &TeamDeleteInput) -> bool {
