@@ -11,6 +11,7 @@
 //!
 //! Exit codes: 0 success, 1 an error result (or a failed check), 2 usage errors.
 
+mod agents;
 mod dialog;
 mod options;
 mod progress;

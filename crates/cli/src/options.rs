@@ -157,7 +157,8 @@ impl SessionOpts {
         for d in skills.diagnostics() {
             tracing::warn!("skills: {d}");
         }
-        let mut all = toolgate_builtin::with_planning_services(toolgate_builtin::builtin_tools_with(skills), services);
+        let all = toolgate_builtin::with_planning_services(toolgate_builtin::builtin_tools_with(skills), services);
+        let mut all = toolgate_builtin::with_agent_services(all, services);
         if let Some(file) = &self.json_schema {
             let path = toolgate_core::normalize_path(&cwd.join(file));
             let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -206,6 +207,7 @@ impl SessionOpts {
         let mut services = self.services(dialog);
         // Config reads and writes the same files the session was built from.
         services.insert(self.discovery()?);
+        crate::agents::install(&cwd, self.session_dir.as_deref(), &mut services);
         let mut builtin = self.builtin_tools(&cwd, &services)?;
         let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
         #[cfg(feature = "mcp")]

@@ -334,3 +334,56 @@ fn json_schema_offers_structured_output_and_project_skills_offer_skill() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("must describe an object"), "{refused:?}");
 }
+
+#[test]
+fn agent_tools_run_the_configured_agent_command_and_keep_durable_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join("agent.sh"),
+        "read -r line\necho \"answer: $line ($TOOLGATE_AGENT_TYPE) $TOOLGATE_MESSAGE_DIR\"\n",
+    )
+    .unwrap();
+    let agent = json!({"description": "Say hello", "prompt": "hello"}).to_string();
+
+    // Without TOOLGATE_AGENT_COMMAND there is no Agent tool.
+    let out = toolgate(&root).env_remove("TOOLGATE_AGENT_COMMAND").args(["call", "Agent", &agent]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+
+    let out = toolgate(&root)
+        .env("TOOLGATE_AGENT_COMMAND", "sh agent.sh")
+        .args(["--session-dir", "session", "call", "Agent", &agent])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let messages = root.join("session").join("messages");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("answer: hello (general-purpose) {}", messages.display())
+    );
+
+    // The folder bus: an unknown recipient is an error naming who exists.
+    let out = toolgate(&root)
+        .args(["--session-dir", "session", "call", "SendMessage", r#"{"to": "ghost", "message": "hi"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("known agents: main"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // A durable job outlives the process that created it.
+    let out = toolgate(&root)
+        .args(["call", "CronCreate", r#"{"cron": "0 9 * * 1", "prompt": "weekly report", "durable": true}"#])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join(".claude/scheduled_tasks.json")).unwrap()).unwrap();
+    let id = saved["tasks"][0]["id"].as_str().unwrap().to_owned();
+    let out = toolgate(&root).args(["call", "CronList"]).output().unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(list.starts_with(&format!("{id} — `0 9 * * 1` (recurring, durable)")), "{list}");
+}

@@ -247,5 +247,27 @@ pub fn agent_tools(services: &toolgate_core::Extensions) -> Vec<DynTool> {
     ]
 }
 
+/// `tools` with its agent tools replaced by ones built from `services` (see
+/// [`agent_tools`]); an agent tool `tools` left out stays out.
+///
+/// ```
+/// use std::sync::Arc;
+/// let mut services = toolgate_core::Extensions::default();
+/// toolgate_builtin::AgentServices::new()
+///     .bus(Arc::new(toolgate_builtin::InProcessBus::new("main")))
+///     .install(&mut services);
+/// let tools = toolgate_builtin::with_agent_services(toolgate_builtin::all_builtin_tools(), &services);
+/// assert!(tools.iter().filter(|t| t.name() == "SendMessage").all(|t| t.is_enabled()));
+/// assert_eq!(tools.iter().filter(|t| t.name() == "SendMessage").count(), 1);
+/// ```
+pub fn with_agent_services(mut tools: Vec<DynTool>, services: &Extensions) -> Vec<DynTool> {
+    for built in agent_tools(services) {
+        if let Some(slot) = tools.iter_mut().find(|t| t.name() == built.name()) {
+            *slot = built;
+        }
+    }
+    tools
+}
+
 #[cfg(test)]
 mod registry_tests;
