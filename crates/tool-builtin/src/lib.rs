@@ -2,7 +2,9 @@
 //!
 //! One folder per tool; [`all_builtin_tools`] is the one list, and a test walks it the way
 //! ripgrep tests its flag registry: names unique and well formed, descriptions present,
-//! schemas that compile, and capability defaults that fail closed.
+//! schemas that compile, and capability defaults that fail closed. Tools that need a
+//! host service (a subagent runner, a message bus, a scheduler) are built from the
+//! host's services with [`agent_tools`], and are not offered when their service is missing.
 //!
 //! ```
 //! let tools = toolgate_builtin::all_builtin_tools();
