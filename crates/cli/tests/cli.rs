@@ -362,6 +362,27 @@ fn agent_tools_run_the_configured_agent_command_and_keep_durable_jobs() {
         format!("answer: hello (general-purpose) {}", messages.display())
     );
 
+    // A named subagent that runs toolgate itself joins its parent's bus and writes back.
+    std::fs::write(
+        root.join("scout.sh"),
+        "cat >/dev/null\n\"$TOOLGATE_BIN\" call SendMessage '{\"to\": \"main\", \"message\": \"found it\"}'\n",
+    )
+    .unwrap();
+    let scout = json!({"description": "Scout", "prompt": "look", "name": "scout"}).to_string();
+    let out = toolgate(&root)
+        .env("TOOLGATE_AGENT_COMMAND", "sh scout.sh")
+        .env("TOOLGATE_BIN", assert_cmd::cargo::cargo_bin("toolgate"))
+        .args(["--session-dir", "session", "call", "Agent", &scout])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Message sent to main's inbox");
+    let inbox: Vec<_> =
+        std::fs::read_dir(messages.join("inbox").join("main")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(inbox.len(), 1);
+    let message: Value = serde_json::from_str(&std::fs::read_to_string(&inbox[0]).unwrap()).unwrap();
+    assert_eq!((message["from"].as_str(), message["message"].as_str()), (Some("scout"), Some("found it")));
+
     // The folder bus: an unknown recipient is an error naming who exists.
     let out = toolgate(&root)
         .args(["--session-dir", "session", "call", "SendMessage", r#"{"to": "ghost", "message": "hi"}"#])

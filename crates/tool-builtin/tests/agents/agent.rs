@@ -181,3 +181,23 @@ async fn without_a_runner_the_agent_tool_is_not_offered() {
     let text = err(&session, "Agent", json!({"description": "x", "prompt": "y"})).await;
     assert!(text.contains("Agent"), "{text}");
 }
+
+#[tokio::test]
+async fn an_interrupt_cancels_a_foreground_agent_and_kills_its_process() {
+    let dirs = project();
+    let pid_file = dirs.root.join("pid");
+    let script = format!("cat >/dev/null\necho $$ > '{}'\nwhile :; do sleep 0.05; done\n", pid_file.display());
+    let command = dirs.script("forever.sh", &script);
+    let session = dirs.session(runner(&dirs, command), PermissionMode::Default);
+    let cancel = toolgate_core::CancellationToken::new();
+    let call = toolgate_pipeline::ToolCall::new("toolu_1", "Agent", json!({"description": "Hang", "prompt": "wait"}));
+    let running = tokio::spawn({
+        let (session, cancel) = (session.clone(), cancel.clone());
+        async move { session.run_message_with(vec![call], cancel, None).await }
+    });
+    let pid: u32 = wait_for_line(&pid_file).await.trim().parse().unwrap();
+    cancel.cancel();
+    let result = running.await.unwrap().remove(0);
+    assert!(result.is_error && text(&result).contains("cancel"), "{}", text(&result));
+    assert!(wait_dead(pid).await, "the agent's process {pid} outlived the interrupt");
+}
