@@ -91,8 +91,8 @@ pub struct SubagentRequest {
     pub prompt: String,
     /// The subagent's type, with its tool restrictions and system prompt.
     pub subagent: SubagentType,
-    /// The model to use: the call's `model`, else the type's, else `None` (the runner's
-    /// default).
+    /// The model to use: the call's `model`, else the type's (`inherit` counts as none),
+    /// else `None` (the runner's default).
     pub model: Option<String>,
     /// The teammate name the subagent answers to on the message bus, if any.
     pub name: Option<String>,
@@ -113,7 +113,7 @@ impl SubagentRequest {
         Self {
             description: description.into(),
             prompt: prompt.into(),
-            model: subagent.model.clone(),
+            model: subagent.model.clone().filter(|m| m != "inherit"),
             subagent,
             name: None,
             cwd: cwd.into(),
@@ -196,4 +196,18 @@ pub trait SubagentRunner: Send + Sync {
         request: SubagentRequest,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<SubagentReport, SubagentError>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_takes_the_type_model_except_inherit() {
+        let on =
+            |model: &str| SubagentRequest::new("d", "p", SubagentType::general_purpose().with_model(model), "/").model;
+        assert_eq!(on("haiku").as_deref(), Some("haiku"));
+        assert_eq!(on("inherit"), None);
+        assert_eq!(SubagentRequest::new("d", "p", SubagentType::general_purpose(), "/").model, None);
+    }
 }

@@ -62,6 +62,9 @@ fn cron_error(e: CronError) -> ToolError {
         CronError::NeverFires(_) => {
             ToolError::invalid_input(text).with_hint("check the day-of-month and month fields name a real date")
         }
+        CronError::AfterExpiry(_) => {
+            ToolError::invalid_input(text).with_hint("schedule it with recurring: false to run it once at that time")
+        }
         CronError::TooMany(_) => {
             ToolError::invalid_input(text).with_hint("delete jobs you no longer need with CronDelete (see CronList)")
         }

@@ -92,6 +92,9 @@ pub enum CronError {
     /// The expression parses but names no time that exists (e.g. 30 February).
     #[error("`{0}` never fires: no date matches it")]
     NeverFires(String),
+    /// A recurring job whose first match comes after its 7 days are over.
+    #[error("`{0}` first matches after a recurring job's {days} days are over, so it would never fire", days = RECURRING_LIFETIME.num_days())]
+    AfterExpiry(String),
     /// The session already holds [`MAX_JOBS`] jobs.
     #[error("this session already has {0} scheduled jobs, the most it may hold")]
     TooMany(usize),
@@ -308,6 +311,9 @@ impl CronScheduler {
         }
         let now = self.now();
         let next = self.next_after(&parsed, now).ok_or_else(|| CronError::NeverFires(cron.trim().to_owned()))?;
+        if recurring && next > now + RECURRING_LIFETIME {
+            return Err(CronError::AfterExpiry(cron.trim().to_owned()));
+        }
         let job = {
             let mut state = self.lock();
             if state.jobs.len() >= MAX_JOBS {

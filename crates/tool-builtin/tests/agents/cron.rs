@@ -219,6 +219,9 @@ async fn invalid_expressions_are_explained() {
     assert!(text.contains("it is empty"), "{text}");
     let text = err(&session, "CronCreate", create("0 0 30 2 *")).await;
     assert!(text.contains("`0 0 30 2 *` never fires") && text.contains("real date"), "{text}");
+    let text = err(&session, "CronCreate", create("0 0 1 1 *")).await;
+    assert!(text.contains("would never fire") && text.contains("recurring: false"), "{text}");
+    ok(&session, "CronCreate", json!({"cron": "0 0 1 1 *", "prompt": "new year", "recurring": false})).await;
     let text = err(&session, "CronCreate", json!({"cron": "0 9 * * *", "prompt": " "})).await;
     assert!(text.contains("prompt is empty"), "{text}");
     let text = err(&session, "CronCreate", json!({"cron": "0 9 * * *"})).await;
