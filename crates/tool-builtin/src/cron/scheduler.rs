@@ -157,7 +157,9 @@ struct Inner {
 ///
 /// Due prompts reach the host as [`CronEvent`]s: [`CronScheduler::fire_due`] returns what
 /// is due now (for hosts that poll), and [`CronScheduler::spawn`] runs a task that waits
-/// on the [`CronClock`] and sends each event on a channel.
+/// on the [`CronClock`] and sends each event on a channel. They are not pipeline events: a job
+/// fires between messages, outside any call, and a prompt is the host's to run as a new
+/// turn.
 ///
 /// ```
 /// use std::sync::Arc;
