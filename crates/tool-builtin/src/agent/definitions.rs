@@ -7,7 +7,8 @@ use super::runner::SubagentType;
 
 /// The subagent types of a project and a user, and what was wrong with their files.
 ///
-/// Types come from `~/.claude/agents/*.md` (user), then `<project>/.claude/agents/*.md`
+/// Types come from `<user claude dir>/agents/*.md` (user; see [`crate::user_claude_dir`]),
+/// then `<project>/.claude/agents/*.md`
 /// (project, which wins on a name clash), after the built-in `general-purpose` (which a
 /// file of that name replaces). Each file holds front matter between `---` lines:
 /// `name` and `description` are required, `tools` (a comma-separated list or a YAML
@@ -29,13 +30,11 @@ use super::runner::SubagentType;
 /// assert_eq!(reviewer.system_prompt, "Be terse.");
 /// assert!(types.iter().any(|t| t.name == "general-purpose"));
 /// ```
-pub fn discover_subagent_types(project_dir: &Path, home_dir: Option<&Path>) -> (Vec<SubagentType>, Vec<String>) {
+pub fn discover_subagent_types(project_dir: &Path, user_claude_dir: Option<&Path>) -> (Vec<SubagentType>, Vec<String>) {
     let mut types = vec![SubagentType::general_purpose()];
     let mut diagnostics = Vec::new();
-    let dirs = home_dir
-        .map(|h| h.join(".claude").join("agents"))
-        .into_iter()
-        .chain([project_dir.join(".claude").join("agents")]);
+    let dirs =
+        user_claude_dir.map(|d| d.join("agents")).into_iter().chain([project_dir.join(".claude").join("agents")]);
     for dir in dirs {
         for path in agent_files(&dir) {
             match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|text| parse_agent_file(&text)) {
@@ -190,7 +189,7 @@ mod tests {
             std::fs::write(dir.join("x.md"), format!("---\nname: x\ndescription: {desc}\n---\n")).unwrap();
         }
         std::fs::write(project.path().join(".claude/agents/bad.md"), "no front matter").unwrap();
-        let (types, diagnostics) = discover_subagent_types(project.path(), Some(home.path()));
+        let (types, diagnostics) = discover_subagent_types(project.path(), Some(&home.path().join(".claude")));
         assert_eq!(types.iter().filter(|t| t.name == "x").count(), 1);
         assert_eq!(types.iter().find(|t| t.name == "x").unwrap().description, "project");
         assert_eq!(diagnostics.len(), 1);

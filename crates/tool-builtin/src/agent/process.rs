@@ -66,12 +66,12 @@ impl ProcessSubagentRunner {
     }
 
     /// The runner configured by `TOOLGATE_AGENT_COMMAND` (and `TOOLGATE_AGENT_TIMEOUT_MS`),
-    /// with the subagent types of `project_dir` and `home_dir`, and the diagnostics of
-    /// their files. `None` when no command is configured: the Agent tool is then not
+    /// with the subagent types of `project_dir` and the user's Claude folder (see
+    /// [`crate::user_claude_dir`]), and the diagnostics of their files. `None` when no command is configured: the Agent tool is then not
     /// offered.
-    pub fn from_env(project_dir: &Path, home_dir: Option<&Path>) -> Option<(Self, Vec<String>)> {
+    pub fn from_env(project_dir: &Path, user_claude_dir: Option<&Path>) -> Option<(Self, Vec<String>)> {
         let command = std::env::var(AGENT_COMMAND_ENV).ok().filter(|c| !c.trim().is_empty())?;
-        let (types, mut diagnostics) = super::discover_subagent_types(project_dir, home_dir);
+        let (types, mut diagnostics) = super::discover_subagent_types(project_dir, user_claude_dir);
         let mut runner = Self::new(command, types);
         if let Ok(ms) = std::env::var(AGENT_TIMEOUT_ENV) {
             match ms.trim().parse::<u64>() {
