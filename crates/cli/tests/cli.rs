@@ -395,6 +395,19 @@ fn agent_tools_run_the_configured_agent_command_and_keep_durable_jobs() {
         String::from_utf8_lossy(&out.stdout)
     );
 
+    // Regression: installing the agent services once replaced the session's other
+    // services, and Config lost its settings discovery.
+    std::fs::write(root.join("extra.json"), r#"{"model": "opus-from-flag"}"#).unwrap();
+    let out = toolgate(&root)
+        .args(["--settings", "extra.json", "call", "Config", r#"{"setting": "model"}"#])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("opus-from-flag"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
     // A durable job outlives the process that created it.
     let out = toolgate(&root)
         .args(["call", "CronCreate", r#"{"cron": "0 9 * * 1", "prompt": "weekly report", "durable": true}"#])
