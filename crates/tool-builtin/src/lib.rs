@@ -86,6 +86,9 @@ pub use cron::{
 pub use send_message::bus::{
     BusError, FolderBus, InProcessBus, MAIN_AGENT, Member, Message, MessageBus, Team, valid_bus_name,
 };
+// -- code intelligence tools: modules --
+#[cfg(feature = "lsp")]
+pub mod lsp;
 
 /// Every built-in tool, in no particular order (the pool sorts them). The planning tools
 /// are built without host services, so those that need one are disabled: swap in
@@ -134,6 +137,9 @@ pub fn all_builtin_tools() -> Vec<DynTool> {
     tools.extend(planning_tools(&Extensions::default()));
     // -- agent tools: list --
     tools.extend(agent_tools(&toolgate_core::Extensions::default()));
+    // -- code intelligence tools: list --
+    #[cfg(feature = "lsp")]
+    tools.push(lsp::tool());
     tools
 }
 
