@@ -129,6 +129,13 @@ impl ServerConfig {
         self
     }
 
+    /// The same server with `initializationOptions` for `initialize`.
+    #[must_use]
+    pub fn with_initialization_options(mut self, options: Value) -> Self {
+        self.initialization_options = Some(options);
+        self
+    }
+
     /// The same server with an environment variable added.
     #[must_use]
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {

@@ -156,7 +156,6 @@ pub(crate) struct LspTool {
 /// The file a call is about, read and matched to its server.
 struct Subject<'a> {
     path: PathBuf,
-    note: Option<String>,
     text: String,
     server: &'a ServerConfig,
     language: String,
@@ -230,7 +229,7 @@ impl TypedTool for LspTool {
                 Ok(text) => break text,
             }
         };
-        Ok(ToolOutput::text(paths::with_note(text, subject.note.as_deref())))
+        Ok(ToolOutput::text(text))
     }
 
     fn render_use(&self, input: &LspInput) -> String {
@@ -298,7 +297,7 @@ fn subject<'a>(servers: &'a LspServers, input: &LspInput, ctx: &ToolContext) -> 
         // A file outside the working directories is its own small workspace.
         path.parent().map_or_else(|| ctx.cwd.clone(), Path::to_path_buf)
     });
-    Ok(Subject { path, note: target.note, text, server, language: language.to_owned(), root })
+    Ok(Subject { path, text, server, language: language.to_owned(), root })
 }
 
 /// The protocol position of the input's line and character, or an error saying where the
