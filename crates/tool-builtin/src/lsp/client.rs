@@ -106,6 +106,8 @@ pub(crate) struct Client {
     end_reason: Arc<Mutex<Option<String>>>,
     process: tokio::sync::Mutex<ProcessHandle>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Cancelled when the server's stderr has ended.
+    stderr_done: CancellationToken,
     docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
     capabilities: Value,
     _tasks: Vec<AbortOnDrop>,
@@ -140,6 +142,7 @@ impl Client {
         let ended = CancellationToken::new();
         let end_reason: Arc<Mutex<Option<String>>> = Arc::default();
         let stderr: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let stderr_done = CancellationToken::new();
         let root_uri = file_uri(root);
         let mut tasks = Vec::new();
         tasks.push(AbortOnDrop(tokio::spawn(read_loop(
@@ -154,8 +157,9 @@ impl Client {
                 root_name: folder_name(root),
             },
         ))));
-        if let Some(pipe) = stderr_pipe {
-            tasks.push(AbortOnDrop(tokio::spawn(keep_tail(pipe, stderr.clone()))));
+        match stderr_pipe {
+            Some(pipe) => tasks.push(AbortOnDrop(tokio::spawn(keep_tail(pipe, stderr.clone(), stderr_done.clone())))),
+            None => stderr_done.cancel(),
         }
         let mut client = Self {
             server: server.clone(),
@@ -168,6 +172,7 @@ impl Client {
             end_reason,
             process: tokio::sync::Mutex::new(process),
             stderr,
+            stderr_done,
             docs: tokio::sync::Mutex::default(),
             capabilities: Value::Null,
             _tasks: tasks,
@@ -367,6 +372,8 @@ impl Client {
                 }
             }
         };
+        // What it printed last is the best clue: let the stderr reader catch up.
+        let _ = tokio::time::timeout(Duration::from_millis(500), self.stderr_done.cancelled()).await;
         let mut detail = format!("{status} while handling {method}");
         let tail = self.stderr_tail();
         if !tail.is_empty() {
@@ -469,7 +476,8 @@ fn configuration_section(settings: Option<&Value>, section: &str) -> Value {
     value.clone()
 }
 
-async fn keep_tail(mut pipe: tokio::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+async fn keep_tail(mut pipe: tokio::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>, done: CancellationToken) {
+    let _done = done.drop_guard();
     let mut chunk = vec![0u8; 4096];
     loop {
         match pipe.read(&mut chunk).await {

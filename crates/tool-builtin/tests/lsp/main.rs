@@ -11,5 +11,6 @@
 // Test helpers outside `#[test]` functions may unwrap too: a panic there is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod errors;
 mod operations;
 mod support;
