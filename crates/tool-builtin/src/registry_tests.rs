@@ -280,3 +280,44 @@ fn agent_tools_with_services_are_well_formed() {
         assert!(bare.get(name).is_none(), "{name} offered without its service");
     }
 }
+
+// -- code intelligence tools --
+
+/// LSP is in the list under the `lsp` feature, with Claude Code's inputs and capabilities.
+#[cfg(feature = "lsp")]
+#[test]
+fn lsp_is_listed_with_claude_codes_inputs_and_capabilities() {
+    use serde_json::json;
+    let tools = all_builtin_tools();
+    let lsp = tools.iter().find(|t| t.name() == "LSP").expect("the lsp feature lists LSP");
+    let schema = lsp.input_schema();
+    assert_eq!(schema["required"], json!(["operation", "filePath", "line", "character"]));
+    assert_eq!(
+        schema["properties"]["operation"]["enum"],
+        json!([
+            "goToDefinition",
+            "findReferences",
+            "hover",
+            "documentSymbol",
+            "workspaceSymbol",
+            "goToImplementation",
+            "prepareCallHierarchy",
+            "incomingCalls",
+            "outgoingCalls"
+        ])
+    );
+    for field in ["line", "character"] {
+        assert_eq!(schema["properties"][field]["minimum"], 1, "{field} is 1-based");
+    }
+    assert!(schema["properties"]["query"].is_object());
+    let input = json!({"operation": "hover", "filePath": "/repo/src/lib.rs", "line": 1, "character": 1});
+    assert!(lsp.is_read_only(&input) && lsp.is_concurrency_safe(&input) && lsp.should_defer());
+    assert_eq!(lsp.permission_target(&input).as_deref(), Some("/repo/src/lib.rs"));
+}
+
+/// Without the feature the tool's code is not even compiled.
+#[cfg(not(feature = "lsp"))]
+#[test]
+fn without_the_lsp_feature_there_is_no_lsp_tool() {
+    assert!(all_builtin_tools().iter().all(|t| t.name() != "LSP"));
+}

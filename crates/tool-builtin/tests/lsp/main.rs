@@ -13,4 +13,6 @@
 
 mod errors;
 mod operations;
+mod permissions;
 mod support;
+mod texts;

@@ -1,0 +1,58 @@
+//! The LSP tool under the real permission engine: it reads, so `Read(...)` rules govern
+//! the file it is asked about (its normalized, absolute `filePath`), and reads inside the
+//! working directories need no approval.
+
+use serde_json::{Value, json};
+use toolgate_builtin::lsp::ServerConfig;
+use toolgate_core::{DynTool, PermissionBehavior, RuleSource};
+use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile};
+
+use crate::support::{Project, servers};
+
+fn engine(project: &Project, rules: Value) -> PermissionEngine {
+    let mut loaded = LoadedSettings::default();
+    loaded.add(SettingsFile {
+        source: RuleSource::ProjectSettings,
+        origin: project.path(".claude/settings.json").display().to_string(),
+        anchor: project.root(),
+        value: json!({"permissions": rules}),
+    });
+    let (settings, diagnostics) = loaded.permissions();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    PermissionEngine::builder(settings).home(None).cwd(project.root()).build()
+}
+
+fn decide(engine: &PermissionEngine, project: &Project, tool: &DynTool, file: &str) -> (PermissionBehavior, String) {
+    let ctx = project.ctx();
+    let input = json!({"operation": "hover", "filePath": file, "line": 1, "character": 1});
+    let normalized = tool.normalize_input(&input, &ctx);
+    assert!(normalized["filePath"].as_str().unwrap().starts_with('/'), "{normalized}");
+    let evaluation = engine.evaluate(tool.as_ref(), &normalized, &ctx, None);
+    (evaluation.decision.behavior, evaluation.decision.reason.kind().to_owned())
+}
+
+#[test]
+fn read_rules_govern_the_file_asked_about() {
+    let project = Project::new();
+    project.write("secrets/keys.ts", "export const key = 1;\n");
+    let (_servers, tool) =
+        servers([ServerConfig::new("typescript", "typescript-language-server", ["--stdio"], [(".ts", "typescript")])]);
+    let input = json!({"operation": "findReferences", "filePath": "src/greet.ts", "line": 2, "character": 17});
+    assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input));
+
+    let denied = engine(&project, json!({"deny": ["Read(./secrets/**)"]}));
+    assert_eq!(decide(&denied, &project, &tool, "secrets/keys.ts"), (PermissionBehavior::Deny, "rule".to_owned()));
+    assert_eq!(
+        decide(&denied, &project, &tool, "src/../secrets/keys.ts"),
+        (PermissionBehavior::Deny, "rule".to_owned())
+    );
+    assert_eq!(decide(&denied, &project, &tool, "src/greet.ts"), (PermissionBehavior::Allow, "tool".to_owned()));
+    // A bare LSP deny removes the tool; an LSP(...) rule is a Read-style path rule too.
+    let by_name = engine(&project, json!({"deny": ["LSP(./src/main.ts)"]}));
+    assert_eq!(decide(&by_name, &project, &tool, "src/main.ts"), (PermissionBehavior::Deny, "rule".to_owned()));
+    assert_eq!(decide(&by_name, &project, &tool, "src/greet.ts"), (PermissionBehavior::Allow, "tool".to_owned()));
+    // Outside the working directories a read is not automatic.
+    let none = engine(&project, json!({}));
+    let outside = decide(&none, &project, &tool, "/etc/hostname.ts");
+    assert_ne!(outside.0, PermissionBehavior::Allow, "{outside:?}");
+}
