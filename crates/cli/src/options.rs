@@ -71,10 +71,14 @@ pub struct Built {
     /// The MCP servers the session's tools come from.
     #[cfg(feature = "mcp")]
     pub mcp: Option<toolgate_mcp::McpManager>,
+    /// The language servers the LSP tool starts (none run until it is called).
+    #[cfg(feature = "lsp")]
+    pub lsp: Arc<toolgate_builtin::lsp::LspServers>,
 }
 
 impl Built {
-    /// Saves the persistable state, closes every MCP server and reaps its children.
+    /// Saves the persistable state, closes every MCP server and language server and reaps
+    /// their children.
     pub async fn shutdown(self) {
         if let Some(dir) = &self.session_dir {
             let saved = std::fs::create_dir_all(dir).and_then(|()| {
@@ -90,6 +94,8 @@ impl Built {
         if let Some(manager) = self.mcp {
             manager.shutdown().await;
         }
+        #[cfg(feature = "lsp")]
+        self.lsp.shutdown().await;
     }
 }
 
@@ -208,6 +214,17 @@ impl SessionOpts {
         // Config reads and writes the same files the session was built from.
         services.insert(self.discovery()?);
         crate::agents::install(&cwd, self.session_dir.as_deref(), &mut services);
+        // The LSP tool uses the servers in the extensions, so that they are shut down here.
+        #[cfg(feature = "lsp")]
+        let lsp = {
+            let config = toolgate_builtin::lsp::LspConfig::from_env();
+            for d in &config.diagnostics {
+                eprintln!("toolgate: {d}");
+            }
+            let servers = Arc::new(toolgate_builtin::lsp::LspServers::new(config));
+            services.insert_arc(servers.clone());
+            servers
+        };
         let mut builtin = self.builtin_tools(&cwd, &services)?;
         let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
         #[cfg(feature = "mcp")]
@@ -241,6 +258,8 @@ impl SessionOpts {
             session_dir: self.session_dir.clone(),
             #[cfg(feature = "mcp")]
             mcp,
+            #[cfg(feature = "lsp")]
+            lsp,
         })
     }
 

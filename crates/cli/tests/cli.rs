@@ -421,3 +421,58 @@ fn agent_tools_run_the_configured_agent_command_and_keep_durable_jobs() {
     let list = String::from_utf8_lossy(&out.stdout);
     assert!(list.starts_with(&format!("{id} — `0 9 * * 1` (recurring, durable)")), "{list}");
 }
+
+/// The live processes whose environment holds `marker`.
+fn processes_with_env(marker: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
+        let state = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = state.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
+        if !zombie && environ.split(|b| *b == 0).any(|var| var == marker.as_bytes()) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// The language servers a session starts are shut down when it ends: `toolgate call LSP`
+/// answers from the pinned typescript-language-server, and afterwards no process that
+/// carries the test's marker in its environment (the server and its tsserver) is left.
+#[cfg(feature = "lsp")]
+#[test]
+fn lsp_answers_and_its_servers_end_with_the_session() {
+    let tsls = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.ci/node/node_modules/.bin/typescript-language-server");
+    let node = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("node").is_file()));
+    if !node || !tsls.is_file() {
+        eprintln!("skipped: node or {} is missing (.ci/run installs it)", tsls.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tsconfig.json"), r#"{"compilerOptions": {"lib": ["es2020"]}, "include": ["src"]}"#)
+        .unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.ts"), "export function hi(): number {\n  return 1;\n}\nhi();\n").unwrap();
+    let marker = format!("TOOLGATE_LSP_TEST_MARKER={}-{:?}", std::process::id(), std::time::SystemTime::now());
+    let (key, value) = marker.split_once('=').unwrap();
+    let servers = json!({"typescript": {
+        "command": tsls,
+        "args": ["--stdio"],
+        "extensionToLanguage": {".ts": "typescript"},
+        "initializationOptions": {"tsserver": {"useSyntaxServer": "never"}},
+        "env": {key: value}
+    }});
+    let input = json!({"operation": "goToDefinition", "filePath": "src/a.ts", "line": 4, "character": 1});
+    let out = toolgate(dir.path())
+        .env("TOOLGATE_LSP_SERVERS", servers.to_string())
+        .args(["call", "LSP"])
+        .arg(input.to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Defined in src/a.ts:1:17"), "{stdout}");
+    assert_eq!(processes_with_env(&marker), Vec::<u32>::new(), "language server processes outlived the session");
+}
