@@ -423,6 +423,7 @@ fn agent_tools_run_the_configured_agent_command_and_keep_durable_jobs() {
 }
 
 /// The live processes whose environment holds `marker`.
+#[cfg(feature = "lsp")]
 fn processes_with_env(marker: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {

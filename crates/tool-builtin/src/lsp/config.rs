@@ -8,7 +8,7 @@
 //!     "args": ["--stdio"],
 //!     "extensionToLanguage": {".ts": "typescript", ".tsx": "typescriptreact"},
 //!     "env": {"TSS_LOG": ""},
-//!     "initializationOptions": {},
+//!     "initializationOptions": {"tsserver": {"useSyntaxServer": "never"}},
 //!     "settings": {},
 //!     "startupTimeout": 30000,
 //!     "requestTimeout": 30000,
@@ -19,7 +19,9 @@
 //! }
 //! ```
 //!
-//! `command` and `extensionToLanguage` are required; the rest is optional. The JSON comes
+//! `command` and `extensionToLanguage` are required; the rest is optional (times in
+//! milliseconds). For typescript-language-server, `useSyntaxServer: never` makes answers
+//! wait for the project to load instead of coming from a single-file view. The JSON comes
 //! from the environment variable [`SERVERS_ENV`], either inline (it starts with `{`) or as
 //! the path of a file holding it. The built-in default serves `.rs` with `rust-analyzer`;
 //! a configured server of the same name replaces it, and any configured server for an
