@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, BufReader};
-use tokio::process::{ChildStdin, ChildStdout};
+use tokio::process::ChildStdout;
 use tokio::sync::oneshot;
 use toolgate_core::CancellationToken;
 use toolgate_core::process::{ProcessError, ProcessHandle, ProcessSpec};
@@ -73,7 +73,7 @@ pub(crate) fn human(d: Duration) -> String {
 }
 
 type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>>>;
-type Writer = Arc<tokio::sync::Mutex<ChildStdin>>;
+type Writer = tokio::sync::mpsc::UnboundedSender<Vec<u8>>;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -137,14 +137,14 @@ impl Client {
         let stderr_pipe = process.take_stderr();
         let pid = process.id();
 
-        let writer: Writer = Arc::new(tokio::sync::Mutex::new(stdin));
+        let (writer, frames) = tokio::sync::mpsc::unbounded_channel();
         let pending: Pending = Arc::default();
         let ended = CancellationToken::new();
         let end_reason: Arc<Mutex<Option<String>>> = Arc::default();
         let stderr: Arc<Mutex<Vec<u8>>> = Arc::default();
         let stderr_done = CancellationToken::new();
         let root_uri = file_uri(root);
-        let mut tasks = Vec::new();
+        let mut tasks = vec![AbortOnDrop(tokio::spawn(rpc::write_loop(stdin, frames)))];
         tasks.push(AbortOnDrop(tokio::spawn(read_loop(
             stdout,
             ReaderShared {
@@ -242,7 +242,7 @@ impl Client {
             return Err(self.exited(method).await);
         }
         let exchange = async {
-            if self.send(&rpc::request(id, method, params)).await.is_err() {
+            if self.send(&rpc::request(id, method, params)).is_err() {
                 return None;
             }
             rx.await.ok()
@@ -250,7 +250,7 @@ impl Client {
         let outcome = tokio::select! {
             outcome = tokio::time::timeout(timeout, exchange) => outcome,
             () = cancel.cancelled() => {
-                self.forget(id).await;
+                self.forget(id);
                 return Err(LspError::Cancelled { server: self.server.name.clone() });
             }
         };
@@ -264,7 +264,7 @@ impl Client {
                 Err(self.exited(method).await)
             }
             Err(_) => {
-                self.forget(id).await;
+                self.forget(id);
                 Err(LspError::Timeout { server: self.server.name.clone(), method: method.to_owned(), after: timeout })
             }
         }
@@ -272,14 +272,9 @@ impl Client {
 
     /// Sends a notification.
     pub(crate) async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
-        match tokio::time::timeout(self.server.request_timeout, self.send(&rpc::notification(method, params))).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) => Err(self.exited(method).await),
-            Err(_) => Err(LspError::Timeout {
-                server: self.server.name.clone(),
-                method: method.to_owned(),
-                after: self.server.request_timeout,
-            }),
+        match self.send(&rpc::notification(method, params)) {
+            Ok(()) => Ok(()),
+            Err(()) => Err(self.exited(method).await),
         }
     }
 
@@ -347,16 +342,16 @@ impl Client {
         let _ = tokio::time::timeout(EXIT_STATUS_WAIT, process.wait()).await;
     }
 
-    async fn send(&self, message: &Value) -> std::io::Result<()> {
-        let mut writer = self.writer.lock().await;
-        rpc::write_message(&mut *writer, message).await
+    /// Queues a message for the writer task; `Err` once the server's stdin is gone.
+    fn send(&self, message: &Value) -> Result<(), ()> {
+        self.writer.send(rpc::frame(message)).map_err(drop)
     }
 
     /// Forgets a request that will not be waited for, and tells the server.
-    async fn forget(&self, id: i64) {
+    fn forget(&self, id: i64) {
         lock(&self.pending).remove(&id);
         let cancel = rpc::notification("$/cancelRequest", json!({"id": id}));
-        let _ = tokio::time::timeout(Duration::from_secs(1), self.send(&cancel)).await;
+        let _ = self.send(&cancel);
     }
 
     /// The error for a server that went away: how it ended and what it last printed.
@@ -414,12 +409,8 @@ async fn read_loop(stdout: ChildStdout, shared: ReaderShared) {
                 }
                 Incoming::Request { id, method, params } => {
                     let reply = answer(&shared, id, &method, &params);
-                    // Written from its own task: the reader never blocks on stdin.
-                    let writer = shared.writer.clone();
-                    tokio::spawn(async move {
-                        let mut writer = writer.lock().await;
-                        let _ = rpc::write_message(&mut *writer, &reply).await;
-                    });
+                    // Queued: the reader never blocks on the server's stdin.
+                    let _ = shared.writer.send(rpc::frame(&reply));
                 }
                 Incoming::Notification | Incoming::Unexpected(_) => {}
             },

@@ -88,17 +88,27 @@ pub(crate) async fn read_message<R: AsyncBufRead + Unpin>(reader: &mut R) -> Res
     serde_json::from_slice(&body).map(Some).map_err(|e| FrameError::BadJson(e.to_string()))
 }
 
-/// Writes one message with its `Content-Length` header and flushes.
-///
-/// # Errors
-///
-/// The pipe's I/O error (a server that exited closes it).
-pub(crate) async fn write_message<W: AsyncWrite + Unpin>(writer: &mut W, message: &Value) -> std::io::Result<()> {
-    let body = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+/// One message as framed bytes: its `Content-Length` header, an empty line, the JSON.
+pub(crate) fn frame(message: &Value) -> Vec<u8> {
+    // Serializing a `Value` cannot fail (its keys are strings).
+    let body = serde_json::to_vec(message).unwrap_or_default();
     let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     frame.extend_from_slice(&body);
-    writer.write_all(&frame).await?;
-    writer.flush().await
+    frame
+}
+
+/// Writes frames in order until the channel closes or a write fails. The only writer of
+/// a server's stdin: a caller that gives up (timeout, cancellation) never leaves half a
+/// frame behind.
+pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut frames: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+) {
+    while let Some(frame) = frames.recv().await {
+        if writer.write_all(&frame).await.is_err() || writer.flush().await.is_err() {
+            return;
+        }
+    }
 }
 
 /// A request's JSON: `{"jsonrpc": "2.0", "id": id, "method": method, "params": params}`.
@@ -198,8 +208,11 @@ mod tests {
 
     #[tokio::test]
     async fn frames_round_trip_with_and_without_content_type() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tx.send(frame(&json!({"a": "é"}))).unwrap();
+        drop(tx);
         let mut buf = Vec::new();
-        write_message(&mut buf, &json!({"a": "é"})).await.unwrap();
+        write_loop(&mut buf, rx).await;
         buf.extend_from_slice(
             b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: 2\r\n\r\n{}",
         );
