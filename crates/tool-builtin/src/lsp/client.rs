@@ -30,7 +30,7 @@ use super::rpc::{self, Incoming, RpcError};
 const STDERR_TAIL: usize = 4 * 1024;
 
 /// How long to wait for an exit status when describing a server that went away.
-const EXIT_STATUS_WAIT: Duration = Duration::from_secs(2);
+const EXIT_STATUS_WAIT: Duration = Duration::from_secs(1);
 
 /// Why talking to a language server failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -362,6 +362,8 @@ impl Client {
                 Ok(Ok(status)) => format!("exited ({status})"),
                 Ok(Err(e)) => format!("went away ({e})"),
                 Err(_) => {
+                    // Alive but no longer talking: useless, so stopped now.
+                    process.kill();
                     let why = lock(&self.end_reason).clone().unwrap_or_else(|| "stopped answering".into());
                     format!("broke the connection ({why}) and was stopped")
                 }

@@ -18,8 +18,8 @@ const MAX_SNIPPET_FILE: u64 = 10 * 1024 * 1024;
 /// Source lines shown beside locations are cut to this many characters.
 const MAX_SNIPPET_CHARS: usize = 160;
 
-/// Turns protocol locations into what the model reads, reading the files they point into
-/// (once each) for columns and snippets.
+/// Turns protocol locations into what the model reads, reading the workspace files they
+/// point into (once each) for columns and snippets.
 pub(crate) struct Formatter {
     root: PathBuf,
     canonical_root: Option<PathBuf>,
@@ -70,7 +70,13 @@ impl Formatter {
         path.display().to_string()
     }
 
+    /// The text of a file inside the workspace (files elsewhere are not read: the tool
+    /// was allowed to read the file it was asked about and its workspace, nothing more).
     fn text(&mut self, path: &Path) -> Option<&str> {
+        let inside = std::iter::once(&self.root).chain(self.canonical_root.as_ref()).any(|r| path.starts_with(r));
+        if !inside && !self.files.contains_key(path) {
+            return None;
+        }
         self.files
             .entry(path.to_path_buf())
             .or_insert_with(|| {
