@@ -15,6 +15,8 @@
 //! | `cancellations {at_least}` | how many `hang` calls were cancelled, waiting (5 s at most) until `at_least` |
 //! | `crash {}` | exits the process with status 3 without answering |
 //! | `malformed {}` | answers with a result whose `content` is not a list (stdio only) |
+//! | `garbage {}` | writes a line that is not JSON, a response to an unknown id, a JSON-RPC 1.0 object and a bare array, then answers `survived garbage` (stdio only) |
+//! | `oversized {}` | answers with one line of [`OVERSIZED_LINE_BYTES`] bytes, past rmcp's 16 MiB line limit (stdio only) |
 //! | `media {}` | image, audio, resource link and embedded resource blocks |
 //! | `big {chars}` | `chars` characters of text |
 //! | `add_tool {name}` | adds a tool called `name` and sends `notifications/tools/list_changed` |
@@ -45,6 +47,16 @@ use tokio::io::AsyncWrite;
 
 /// The text `malformed` answers with; the stdout wrapper replaces the whole response.
 const MALFORMED_MARKER: &str = "__toolgate_test_server_malformed__";
+
+/// The text `garbage` answers with; the stdout wrapper writes junk lines before it.
+const GARBAGE_MARKER: &str = "__toolgate_test_server_garbage__";
+
+/// The text `oversized` answers with; the stdout wrapper replaces the response with a
+/// line of [`OVERSIZED_LINE_BYTES`] bytes.
+const OVERSIZED_MARKER: &str = "__toolgate_test_server_oversized__";
+
+/// How long the line `oversized` sends is: 17 MiB, just past rmcp's 16 MiB line limit.
+const OVERSIZED_LINE_BYTES: usize = 17 * 1024 * 1024;
 
 /// The server's shared state: dynamic tools and counters.
 #[derive(Clone, Default)]
@@ -108,6 +120,16 @@ fn tool_definitions(extra: &BTreeSet<String>) -> Vec<Value> {
         json!({
             "name": "malformed",
             "description": "Answers with a malformed result.",
+            "inputSchema": object_schema(json!({}), &[])
+        }),
+        json!({
+            "name": "garbage",
+            "description": "Writes junk lines before its answer.",
+            "inputSchema": object_schema(json!({}), &[])
+        }),
+        json!({
+            "name": "oversized",
+            "description": "Answers with a line too long to read.",
             "inputSchema": object_schema(json!({}), &[])
         }),
         json!({
@@ -226,6 +248,8 @@ impl TestServer {
             }
             "crash" => std::process::exit(3),
             "malformed" => text_result(MALFORMED_MARKER),
+            "garbage" => text_result(GARBAGE_MARKER),
+            "oversized" => text_result(OVERSIZED_MARKER),
             "media" => Ok(CallToolResponse::Complete(from_json(json!({
                 "content": [
                     {"type": "text", "text": "four blocks follow"},
@@ -308,7 +332,9 @@ impl ServerHandler for TestServer {
 }
 
 /// Stdout, with every response line that carries [`MALFORMED_MARKER`] replaced by a
-/// result whose `content` is not a list.
+/// result whose `content` is not a list, junk lines written before one that carries
+/// [`GARBAGE_MARKER`], and one that carries [`OVERSIZED_MARKER`] replaced by a line too
+/// long for the client to read.
 struct MalformingStdout {
     inner: tokio::io::Stdout,
     line: Vec<u8>,
@@ -322,6 +348,20 @@ impl MalformingStdout {
 
     fn rewrite(line: &[u8]) -> Vec<u8> {
         let text = String::from_utf8_lossy(line);
+        if text.contains(GARBAGE_MARKER) {
+            let mut out = b"this line is not JSON at all {{{\n".to_vec();
+            out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":987654321,\"result\":{\"content\":[]}}\n");
+            out.extend_from_slice(b"{\"jsonrpc\":\"1.0\",\"method\":42}\n");
+            out.extend_from_slice(b"[1, 2, 3]\n");
+            out.extend_from_slice(line);
+            return String::from_utf8_lossy(&out).replace(GARBAGE_MARKER, "survived garbage").into_bytes();
+        }
+        if text.contains(OVERSIZED_MARKER) {
+            let mut out = b"{\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"".to_vec();
+            out.resize(OVERSIZED_LINE_BYTES, b'x');
+            out.extend_from_slice(b"\"}]}}\n");
+            return out;
+        }
         if !text.contains(MALFORMED_MARKER) {
             return line.to_vec();
         }
@@ -467,6 +507,21 @@ mod tests {
         let out: Value = serde_json::from_slice(&MalformingStdout::rewrite(marked.as_bytes())).unwrap();
         assert_eq!(out["id"], 7);
         assert_eq!(out["result"]["content"], "not a list");
+    }
+
+    #[test]
+    fn garbage_comes_before_the_answer_and_oversized_lines_are_oversized() {
+        let marked = format!("{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{{\"text\":\"{GARBAGE_MARKER}\"}}}}\n");
+        let out = String::from_utf8(MalformingStdout::rewrite(marked.as_bytes())).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 5, "{out}");
+        assert!(serde_json::from_str::<Value>(lines[0]).is_err());
+        let answer: Value = serde_json::from_str(lines[4]).unwrap();
+        assert_eq!(answer["result"]["text"], "survived garbage");
+        let marked = format!("{{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{{\"text\":\"{OVERSIZED_MARKER}\"}}}}\n");
+        let out = MalformingStdout::rewrite(marked.as_bytes());
+        assert!(out.len() > OVERSIZED_LINE_BYTES && out.ends_with(b"\n"));
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1);
     }
 
     #[test]

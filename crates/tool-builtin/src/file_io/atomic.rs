@@ -12,12 +12,22 @@
 //! [`commit_all`] applies several staged changes (writes and removals) as one: each
 //! replaced file is first hard-linked (or copied) to a backup, each removed file renamed
 //! to one, and when a step fails every earlier step is undone from those backups.
+//!
+//! **Leftovers of a killed process.** A process killed between creating its temporary
+//! file (or backup) and renaming or removing it leaves that file behind; the target is
+//! untouched or wholly replaced either way. Both kinds of names carry the writer's
+//! process id (`.<name>.<pid>.<random>.toolgate-tmp`, `.<name>.<pid>.<n>.toolgate-bak`),
+//! and the first write into a directory in a process removes the leftovers there whose
+//! writer no longer runs ([`sweep_leftovers`]). (A backup left by a removal that a kill
+//! interrupted holds the removed file; removing it completes the removal.)
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::{self, Write as _};
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use tempfile::TempPath;
 
@@ -60,11 +70,12 @@ pub(crate) fn stage(path: &Path, bytes: &[u8]) -> io::Result<Staged> {
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir)?;
+    sweep_once(&dir);
     let existing = fs::metadata(&target).ok().filter(fs::Metadata::is_file);
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut builder = tempfile::Builder::new();
-    let prefix = format!(".{name}.");
-    builder.prefix(&prefix).suffix(".toolgate-tmp");
+    let prefix = format!(".{name}.{}.", std::process::id());
+    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
     if existing.is_none() {
         // Subject to the umask, like any newly created file.
         builder.permissions(fs::Permissions::from_mode(NEW_FILE_MODE));
@@ -81,6 +92,72 @@ pub(crate) fn stage(path: &Path, bytes: &[u8]) -> io::Result<Staged> {
     }
     file.as_file().sync_all()?;
     Ok(Staged { temp: file.into_temp_path(), target })
+}
+
+/// The suffix of a temporary file.
+const TEMP_SUFFIX: &str = ".toolgate-tmp";
+
+/// The suffix of a backup.
+const BACKUP_SUFFIX: &str = ".toolgate-bak";
+
+/// The process id in a temporary file's or backup's name: the second-to-last
+/// dot-separated part before the suffix (`.<name>.<pid>.<x>.toolgate-tmp`).
+fn writer_pid(file_name: &str) -> Option<u32> {
+    let stem = file_name.strip_suffix(TEMP_SUFFIX).or_else(|| file_name.strip_suffix(BACKUP_SUFFIX))?;
+    if !stem.starts_with('.') {
+        return None;
+    }
+    let mut parts = stem.rsplit('.');
+    let _unique = parts.next()?;
+    parts.next()?.parse().ok()
+}
+
+/// Whether a process with this id runs (or is a zombie not yet reaped).
+fn process_runs(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Removes the temporary files and backups in `dir` whose writer no longer runs (see the
+/// module docs); returns how many were removed. Only regular files with both the name
+/// shape and a dead writer are touched; anything else stays.
+pub(crate) fn sweep_leftovers(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let me = std::process::id();
+    let mut removed = 0;
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(writer_pid) else {
+            continue;
+        };
+        if pid == me || process_runs(pid) {
+            continue;
+        }
+        if entry.file_type().is_ok_and(|t| t.is_file()) && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// [`sweep_leftovers`] once per directory per process: the first write into a directory
+/// pays one directory listing, later ones nothing.
+fn sweep_once(dir: &Path) {
+    static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let first = {
+        let mut swept = SWEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let swept = swept.get_or_insert_with(HashSet::new);
+        // Bounded: a process writing into very many directories forgets the oldest
+        // knowledge wholesale; a second sweep is harmless.
+        if swept.len() >= 4096 {
+            swept.clear();
+        }
+        swept.insert(dir.to_path_buf())
+    };
+    if first {
+        sweep_leftovers(dir);
+    }
 }
 
 /// Replaces `path`'s content with `bytes` atomically (see the module docs).
@@ -132,7 +209,7 @@ fn backup_name(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let candidate = path.with_file_name(format!(".{name}.{}.{n}.toolgate-bak", std::process::id()));
+        let candidate = path.with_file_name(format!(".{name}.{}.{n}{BACKUP_SUFFIX}", std::process::id()));
         if fs::symlink_metadata(&candidate).is_err() {
             return candidate;
         }
@@ -280,6 +357,35 @@ mod tests {
         write_atomic(&link, b"new").unwrap();
         assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    /// Regression: temporary files of a process killed mid-write stayed forever.
+    #[test]
+    fn leftovers_of_dead_writers_are_swept_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid that cannot run: above the kernel's pid_max (at most 2^22).
+        let dead = 4_194_305 + 17;
+        let me = std::process::id();
+        let names = [
+            format!(".a.txt.{dead}.Xy12ab.toolgate-tmp"),
+            format!(".a.txt.{dead}.3.toolgate-bak"),
+            format!(".a.txt.{me}.Qw34cd.toolgate-tmp"),
+            ".a.txt.notapid.Xy12ab.toolgate-tmp".to_owned(),
+            format!("a.txt.{dead}.Xy12ab.toolgate-tmp"),
+            "a.txt".to_owned(),
+        ];
+        for name in &names {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        assert_eq!(sweep_leftovers(dir.path()), 2);
+        let mut left: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        let mut want = names[2..].to_vec();
+        want.sort();
+        assert_eq!(left, want);
+        assert_eq!(writer_pid(&names[0]), Some(dead));
+        assert_eq!(writer_pid(".x.5.toolgate-tmp"), None, "too few parts");
     }
 
     #[test]

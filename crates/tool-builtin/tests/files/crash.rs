@@ -1,6 +1,7 @@
-//! The crash test: a child process rewrites a large file in a loop, alternately with Edit
-//! and Write, and is killed with SIGKILL at a random moment, 50 times; after every kill
-//! the file holds one whole generation of content, never a mix or a cut. Every other
+//! The crash test: a child process rewrites a large file in a loop, in turn with Edit,
+//! Write, MultiEdit and ApplyPatch, and is killed with SIGKILL at a random moment, 50
+//! times; after every kill the file holds one whole generation of content, never a mix or
+//! a cut, and the next process to write there removes what the kills left behind. Every other
 //! kill is aimed inside a write (just after its temporary file appears), since a moment
 //! picked at random mostly falls outside the short time a write takes.
 //!
@@ -46,6 +47,20 @@ fn generation_of(bytes: &[u8]) -> Option<u64> {
     std::str::from_utf8(first).ok()?.strip_prefix("generation ")?.strip_suffix('.')?.parse().ok()
 }
 
+/// An envelope patch that turns generation `from` into generation `to`: one hunk
+/// replacing every line.
+fn whole_file_patch(path: &Path, from: u64, to: u64) -> String {
+    let mut patch = format!("*** Begin Patch\n*** Update File: {}\n@@\n", path.display());
+    for line in content(from).lines() {
+        let _ = writeln!(patch, "-{line}");
+    }
+    for line in content(to).lines() {
+        let _ = writeln!(patch, "+{line}");
+    }
+    patch.push_str("*** End Patch\n");
+    patch
+}
+
 /// Child mode (see the module docs).
 #[test]
 fn crash_child() {
@@ -56,21 +71,28 @@ fn crash_child() {
     rt.block_on(async move {
         let ctx = ToolContext::new(path.parent().unwrap());
         let (read, edit, write) = (tool("Read"), tool("Edit"), tool("Write"));
+        let (multi_edit, apply_patch) = (tool("MultiEdit"), tool("ApplyPatch"));
         read.call(json!({"file_path": path, "limit": 1}), &ctx).await.unwrap();
         let mut generation = generation_of(&std::fs::read(&path).unwrap()).unwrap();
         let mut stdout = std::io::stdout();
         for step in 0u64.. {
             let next = generation + 1;
-            if step % 2 == 0 {
-                let input = json!({
-                    "file_path": path,
-                    "old_string": format!("generation {generation}."),
-                    "new_string": format!("generation {next}."),
-                    "replace_all": true,
-                });
-                edit.call(input, &ctx).await.unwrap();
-            } else {
-                write.call(json!({"file_path": path, "content": content(next)}), &ctx).await.unwrap();
+            let (old, new) = (format!("generation {generation}."), format!("generation {next}."));
+            match step % 4 {
+                0 => {
+                    let input = json!({"file_path": path, "old_string": old, "new_string": new, "replace_all": true});
+                    edit.call(input, &ctx).await.unwrap();
+                }
+                1 => {
+                    write.call(json!({"file_path": path, "content": content(next)}), &ctx).await.unwrap();
+                }
+                2 => {
+                    let edits = json!([{"old_string": old, "new_string": new, "replace_all": true}]);
+                    multi_edit.call(json!({"file_path": path, "edits": edits}), &ctx).await.unwrap();
+                }
+                _ => {
+                    apply_patch.call(json!({"patch": whole_file_patch(&path, generation, next)}), &ctx).await.unwrap();
+                }
             }
             generation = next;
             writeln!(stdout, "gen {generation}").unwrap();
@@ -96,7 +118,7 @@ fn temp_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .filter(|n| n.ends_with(".toolgate-tmp"))
+        .filter(|n| n.ends_with(".toolgate-tmp") || n.ends_with(".toolgate-bak"))
         .collect()
 }
 
@@ -178,13 +200,27 @@ async fn writes_and_edits_survive_sigkill_at_random_moments() {
         generation = check(&path, acked, round, seed);
     }
     assert!(generation >= ROUNDS as u64, "the child made too little progress: generation {generation}");
-    // What a kill can leave behind is a temporary file beside the target, never another name.
+    // What a kill can leave behind is a temporary file or backup beside the target, never
+    // another name.
+    let names = || -> Vec<String> {
+        std::fs::read_dir(fx.root()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+    };
     let mut interrupted = 0;
-    for entry in std::fs::read_dir(fx.root()).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        assert!(name == "big.txt" || (name.starts_with(".big.txt.") && name.ends_with(".toolgate-tmp")), "{name}");
+    for name in names() {
+        assert!(
+            name == "big.txt"
+                || (name.starts_with(".big.txt.")
+                    && (name.ends_with(".toolgate-tmp") || name.ends_with(".toolgate-bak"))),
+            "{name}"
+        );
         interrupted += usize::from(name != "big.txt");
     }
-    // Each leftover temporary file is a kill that landed in the middle of a write.
+    // Each leftover is a kill that landed in the middle of a write.
     eprintln!("{interrupted} of {ROUNDS} kills interrupted a write (seed {seed}); generation {generation}");
+    // The next start: this process's first write into the directory sweeps them away.
+    let ctx = ToolContext::new(fx.root());
+    tool("Read").call(json!({"file_path": path, "limit": 1}), &ctx).await.unwrap();
+    let input = json!({"file_path": path, "old_string": format!("generation {generation}."), "new_string": "final.", "replace_all": true});
+    tool("Edit").call(input, &ctx).await.unwrap();
+    assert_eq!(names(), ["big.txt"], "no temporary file or backup is left after the next write");
 }

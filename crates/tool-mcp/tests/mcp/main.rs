@@ -8,6 +8,7 @@
 
 mod client;
 mod everything;
+mod faults;
 mod serve;
 mod sse;
 mod support;
