@@ -11,6 +11,7 @@
 // A test binary: a failed unwrap is a failed assertion with a backtrace.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod faults;
 mod pipeline;
 mod planning;
 mod tidy;
