@@ -902,6 +902,28 @@ impl PermissionEngine {
             }
         }
 
+        // Input redirections (`< file`) are reads, checked as Read(path).
+        for read in &analysis.reads {
+            if read.contains('$') {
+                continue;
+            }
+            let target = ctx.resolve_path(expand_tilde(read, home));
+            let forms = path_forms(&target);
+            if content.deny.is_none()
+                && let Some(r) = path_rules("Read", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
+            {
+                content.deny = Some((r.entry.clone(), format!("reading {}", target.display())));
+            }
+            if content.ask.is_none()
+                && let Some(r) = path_rules("Read", PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
+            {
+                content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
+            }
+            if !forms.iter().all(|f| roots.contain(f)) {
+                all_read_only = false;
+            }
+        }
+
         for ((cmd, forms), &command_read_only) in analysis.commands.iter().zip(&spellings).zip(&read_only) {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
             // Critical rm.
@@ -912,10 +934,22 @@ impl PermissionEngine {
                     }
                 }
             }
-            // Files read by recognised readers are Read targets.
-            if command_read_only && READERS.contains(&program) {
+            // Files read by recognised readers are Read targets; the operands of any
+            // command that is not read-only may be read or written (`tee f`, `sed -i … f`,
+            // `cp f …`), so Read and Edit deny and ask rules both hold against them.
+            let families: &[&'static str] = if !command_read_only {
+                &["Read", "Edit"]
+            } else if READERS.contains(&program) {
+                &["Read"]
+            } else {
+                &[]
+            };
+            if !families.is_empty() {
                 let mut args = operands(cmd);
-                if PATTERN_FIRST.contains(&program) && !cmd.argv.iter().any(|a| a == "-e" || a == "-f") {
+                if command_read_only
+                    && PATTERN_FIRST.contains(&program)
+                    && !cmd.argv.iter().any(|a| a == "-e" || a == "-f")
+                {
                     args = args.into_iter().skip(1).collect();
                 }
                 for arg in args {
@@ -924,17 +958,20 @@ impl PermissionEngine {
                     }
                     let target = ctx.resolve_path(expand_tilde(arg, home));
                     let forms = path_forms(&target);
-                    if content.deny.is_none()
-                        && let Some(r) = path_rules("Read", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
-                    {
-                        content.deny = Some((r.entry.clone(), format!("reading {}", target.display())));
+                    for &family in families {
+                        let verb = if family == "Read" { "reading" } else { "writing" };
+                        if content.deny.is_none()
+                            && let Some(r) = path_rules(family, PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
+                        {
+                            content.deny = Some((r.entry.clone(), format!("{verb} {}", target.display())));
+                        }
+                        if content.ask.is_none()
+                            && let Some(r) = path_rules(family, PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
+                        {
+                            content.ask = Some((r.entry.clone(), format!("{verb} {}", target.display())));
+                        }
                     }
-                    if content.ask.is_none()
-                        && let Some(r) = path_rules("Read", PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
-                    {
-                        content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
-                    }
-                    if !forms.iter().all(|f| roots.contain(f)) {
+                    if command_read_only && !forms.iter().all(|f| roots.contain(f)) {
                         all_read_only = false;
                     }
                 }

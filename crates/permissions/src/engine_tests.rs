@@ -526,3 +526,31 @@ fn rules_agree_with_their_own_examples() {
     assert!(checked >= 30, "only {checked} examples");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Regression: `cat < .env` and `cp .env x` read a denied file past `Read(./.env)`, and
+/// `tee .env` or `cp x .env` wrote one past `Edit(./.env)` when the command was allowed.
+#[test]
+fn path_deny_rules_hold_against_input_redirections_and_command_operands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::write(repo.join(".env"), "k=v").unwrap();
+    let bash = tool("Bash");
+    let mut c = ToolContext::new(&repo);
+    c.permission_mode = Bypass;
+    let allow = json!(["Bash(cat:*)", "Bash(sort:*)", "Bash(cp:*)", "Bash(tee:*)", "Bash(echo:*)"]);
+    let s = settings_at(json!({"permissions": {"allow": allow, "deny": ["Read(./.env)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    for command in ["cat < .env", "sort < sub/../.env", "cp .env copy", "cat 0< ./.env"] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
+        assert_eq!(e.decision.behavior, Deny, "{command}: {}", e.explain());
+    }
+    let s = settings_at(json!({"permissions": {"allow": allow, "deny": ["Edit(./.env)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    for command in ["echo x | tee .env", "cp copy .env", "tee -a ./.env"] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
+        assert_eq!(e.decision.behavior, Deny, "{command}: {}", e.explain());
+    }
+    // Narrow: other files stay allowed.
+    let e = engine.evaluate(&bash, &json!({"command": "echo x | tee other.txt"}), &c, None);
+    assert_eq!(e.decision.behavior, Allow, "{}", e.explain());
+}

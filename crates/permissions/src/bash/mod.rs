@@ -78,6 +78,9 @@ pub struct BashAnalysis {
     /// `>&file`); `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/fd/N` are exempt, and
     /// fd-to-fd duplications (`2>&1`) are not writes.
     pub writes: Vec<RedirectWrite>,
+    /// Input redirections from files anywhere (`< file`, `<& file`), as written with quotes
+    /// removed and expansions kept: reads, to be checked as `Read(path)`.
+    pub reads: Vec<String>,
     /// Reasons this command must never be auto-approved, whatever the rules say (each listed
     /// once).
     pub hazards: Vec<Hazard>,
@@ -205,5 +208,5 @@ pub fn analyze(command: &str) -> BashAnalysis {
     if command.len() <= MAX_PARSED_BYTES {
         out.analyze_source(command);
     }
-    BashAnalysis { commands: out.commands, writes: out.writes, hazards: out.hazards }
+    BashAnalysis { commands: out.commands, writes: out.writes, reads: out.reads, hazards: out.hazards }
 }

@@ -32,6 +32,8 @@ pub(super) struct Output {
     pub commands: Vec<SimpleCommand>,
     /// Redirect writes found so far.
     pub writes: Vec<RedirectWrite>,
+    /// Input redirections from files found so far.
+    pub reads: Vec<String>,
     /// Hazards found so far, each once.
     pub hazards: Vec<Hazard>,
     /// Whether a `cd` to somewhere other than `.` has been seen (for [`Hazard::CdThenGit`]).
@@ -50,6 +52,7 @@ impl Output {
         Output {
             commands: Vec::new(),
             writes: Vec::new(),
+            reads: Vec::new(),
             hazards: Vec::new(),
             changed_dir: false,
             nesting: 0,
@@ -673,7 +676,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
             // `>&N` duplicates a descriptor; `>&word` with any other word writes to a file.
             ">&" if target.is_static() && is_descriptor(&target.value) => {}
             ">&" => self.write(target, false),
-            "<" | "<&" => {}
+            "<&" if target.is_static() && is_descriptor(&target.value) => {}
+            "<" | "<&" => self.out.reads.push(target.value),
             other => self.out.hazard(Hazard::UnknownConstruct { kind: format!("redirect {other}") }),
         }
     }
