@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod faults;
+mod limits;
 mod paths;
 mod pipeline;
 mod planning;

@@ -64,5 +64,6 @@ pub use manager::{
 };
 pub use naming::{McpName, mcp_tool_name, normalize_name_part, parse_mcp_tool_name};
 pub use server::{
-    ELICITATION_TIMEOUT, HttpServer, McpPrompter, ServeError, ServeOptions, serve_http, serve_io, serve_stdio,
+    ELICITATION_TIMEOUT, HttpServer, MAX_REQUEST_BODY_BYTES, McpPrompter, ServeError, ServeOptions, serve_http,
+    serve_io, serve_stdio,
 };

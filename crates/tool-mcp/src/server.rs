@@ -466,6 +466,11 @@ impl HttpServer {
     }
 }
 
+/// The largest request body [`serve_http`] reads: 4 MiB (rmcp's default, stated here so it
+/// cannot change unnoticed); a larger one is refused with `413 Payload Too Large` before it
+/// is buffered. (Over stdio, rmcp drops any line over 16 MiB unread.)
+pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
+
 type HttpResponse = hyper::Response<BoxBody<Bytes, Infallible>>;
 
 fn unauthorized() -> HttpResponse {
@@ -515,7 +520,9 @@ pub async fn serve_http(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
     let cancel = tokio_util::sync::CancellationToken::new();
-    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
+    let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(cancel.child_token())
+        .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES);
     if !loopback {
         // The token guards the server; DNS rebinding is a loopback concern.
         config = config.disable_allowed_hosts();

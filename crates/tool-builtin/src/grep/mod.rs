@@ -25,6 +25,16 @@ use crate::walk::{self, SearchRoot, plural};
 /// Entries returned when `head_limit` is not given.
 const DEFAULT_HEAD_LIMIT: usize = 250;
 
+/// The most memory one compiled pattern may take: 10 MiB, the regex crate's own default
+/// (grep-regex raises it tenfold for ripgrep's users; a model's pattern gets the default).
+pub(crate) const REGEX_SIZE_LIMIT: usize = 10 * 1024 * 1024;
+
+/// The most memory the lazy DFA of one search may cache: 32 MiB.
+pub(crate) const REGEX_DFA_SIZE_LIMIT: usize = 32 * 1024 * 1024;
+
+/// How deeply groups and repetitions may nest in a pattern: the regex crate's default.
+pub(crate) const REGEX_NEST_LIMIT: u32 = 250;
+
 /// What Grep reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -192,7 +202,12 @@ fn compile(input: &GrepInput, ctx: &ToolContext) -> Result<Search, ToolError> {
     let root = SearchRoot::resolve(ctx, input.path.as_deref())?;
     let multiline = input.multiline.unwrap_or(false);
     let mut builder = RegexMatcherBuilder::new();
-    builder.case_insensitive(input.case_insensitive.unwrap_or(false)).multi_line(true);
+    builder
+        .case_insensitive(input.case_insensitive.unwrap_or(false))
+        .multi_line(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+        .nest_limit(REGEX_NEST_LIMIT);
     if multiline {
         builder.dot_matches_new_line(true);
     } else {
@@ -224,7 +239,12 @@ fn regex_error(pattern: &str, err: &grep_regex::Error) -> ToolError {
         Ok(_) => err.to_string(),
     };
     let message = format!("pattern {pattern:?} is not a valid regular expression: {explanation}");
-    let hint = if matches!(err.kind(), grep_regex::ErrorKind::NotAllowed(_)) || pattern.contains("\\n") {
+    let too_big = explanation.contains("size limit") || explanation.contains("nested");
+    let hint = if too_big {
+        "the pattern is over the limits on a compiled pattern (it compiles to too large a program, or nests too deeply; counted repetitions such as a{1000} multiply its size, \
+         deep nesting too): use a smaller repetition count or a simpler pattern, and filter the matches further \
+         with a second search"
+    } else if matches!(err.kind(), grep_regex::ErrorKind::NotAllowed(_)) || pattern.contains("\\n") {
         "to match across lines set multiline: true; otherwise remove the newline from the pattern"
     } else {
         "the syntax is ripgrep's (Rust regex): escape ( ) [ ] { } . * + ? | ^ $ \\ with a backslash to match \

@@ -99,3 +99,38 @@ async fn a_server_that_crashed_is_reconnected_for_the_next_message() {
     assert_eq!(text(&r[0]), "back", "{}", text(&r[0]));
     manager.shutdown().await;
 }
+
+/// A request body over [`toolgate_mcp::MAX_REQUEST_BODY_BYTES`] is refused with 413
+/// before it is buffered, and the server keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_request_body_is_refused() {
+    let session = Session::builder().cwd(std::env::temp_dir()).build();
+    let addr = "127.0.0.1:0".parse().unwrap();
+    let server = toolgate_mcp::serve_http(session, addr, None, toolgate_mcp::ServeOptions::new()).await.unwrap();
+    let client = reqwest::Client::new();
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"padding":"{}"}}}}"#,
+        "x".repeat(toolgate_mcp::MAX_REQUEST_BODY_BYTES + 1)
+    );
+    let response = client
+        .post(server.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::PAYLOAD_TOO_LARGE);
+    let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}
+    }});
+    let response = client
+        .post(server.url())
+        .header("accept", "application/json, text/event-stream")
+        .json(&init)
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    server.shutdown().await;
+}
