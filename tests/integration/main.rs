@@ -16,5 +16,6 @@ mod limits;
 mod paths;
 mod pipeline;
 mod planning;
+mod props;
 mod tidy;
 mod workspace;
