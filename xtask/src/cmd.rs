@@ -25,6 +25,12 @@ impl Cmd {
         Cmd { program, args: Vec::new(), envs: Vec::new() }
     }
 
+    /// `cargo` from `PATH` (rustup's proxy), which understands `+toolchain`: for
+    /// `cargo +nightly fuzz`, which the toolchain's own `cargo` in `$CARGO` would refuse.
+    pub(crate) fn rustup_cargo() -> Self {
+        Cmd { program: OsString::from("cargo"), args: Vec::new(), envs: Vec::new() }
+    }
+
     /// Appends arguments.
     pub(crate) fn args<I, S>(mut self, args: I) -> Self
     where

@@ -10,6 +10,7 @@
 mod ci;
 mod cmd;
 mod counts;
+mod fuzz;
 
 use std::process::ExitCode;
 
@@ -23,6 +24,7 @@ fn main() -> ExitCode {
         ["ci"] => ci::run_all(),
         ["ci", "--step", name] => ci::run_one(name),
         ["ci", flag] if flag.starts_with("--step=") => ci::run_one(flag.trim_start_matches("--step=")),
+        ["fuzz", rest @ ..] => fuzz::run(rest),
         ["help" | "-h" | "--help"] => {
             print!("{}", usage());
             ExitCode::SUCCESS
