@@ -59,6 +59,7 @@ mod pool;
 pub mod process;
 mod render;
 mod results;
+mod search_index;
 mod tool;
 mod tool_search;
 mod typed;

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
+use crate::search_index::SearchIndex;
 use crate::{DeferMode, DynTool, InputSchema, Tool, ToolError};
 
 /// The Claude Code context window the `auto` defer mode measures against, in tokens.
@@ -87,6 +88,8 @@ pub struct ToolPool {
     deferred: Vec<bool>,
     rendered: [OnceLock<String>; 3],
     defer_mode: DeferMode,
+    /// ToolSearch's keyword index, built on the first keyword query.
+    search: OnceLock<SearchIndex>,
 }
 
 type Filter = Box<dyn Fn(&dyn Tool) -> bool>;
@@ -155,6 +158,11 @@ impl ToolPool {
     /// Whether the tool's definition is held back behind ToolSearch.
     pub fn is_deferred(&self, name: &str) -> bool {
         self.position(name).is_some_and(|i| self.deferred[i])
+    }
+
+    /// ToolSearch's keyword index over the deferred tools, built on first use.
+    pub(crate) fn search_index(&self) -> &SearchIndex {
+        self.search.get_or_init(|| SearchIndex::build(self))
     }
 
     /// The names of the deferred tools, in pool order.
@@ -382,16 +390,33 @@ impl ToolPoolBuilder {
                     && (e.is_mcp || e.tool.should_defer())
             })
             .collect();
-        let candidate_tokens: usize = entries
-            .iter()
-            .zip(&candidate)
-            .filter(|(_, c)| **c)
-            .map(|(e, _)| definition(&*e.tool, DefinitionFormat::Anthropic, false).to_string().len() / 4)
-            .sum();
-        let defer = self.defer_mode.defers(candidate_tokens, self.window_tokens);
+        // Only `auto:N` weighs the definitions, and only until they cross its threshold:
+        // rendering every definition of a large pool just to count it would cost more than
+        // the rest of assembly.
+        let defer = match self.defer_mode {
+            DeferMode::Auto { percent: 1..=99 } => {
+                let mut tokens = 0;
+                let over = |tokens| self.defer_mode.defers(tokens, self.window_tokens);
+                for (entry, _) in entries.iter().zip(&candidate).filter(|(_, c)| **c) {
+                    tokens += definition(&*entry.tool, DefinitionFormat::Anthropic, false).to_string().len() / 4;
+                    if over(tokens) {
+                        break;
+                    }
+                }
+                over(tokens)
+            }
+            mode => mode.defers(0, self.window_tokens),
+        };
         let deferred = candidate.into_iter().map(|c| c && defer).collect();
 
-        ToolPool { entries, index, deferred, rendered: Default::default(), defer_mode: self.defer_mode }
+        ToolPool {
+            entries,
+            index,
+            deferred,
+            rendered: Default::default(),
+            defer_mode: self.defer_mode,
+            search: OnceLock::new(),
+        }
     }
 }
 

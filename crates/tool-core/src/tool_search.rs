@@ -68,12 +68,7 @@ pub fn search_tools(pool: &ToolPool, query: &str, max_results: usize) -> SearchR
         })
         .filter(|(t, _)| !t.is_empty())
         .collect();
-    let mut scored: Vec<(u32, &str)> = Vec::new();
-    for tool in pool.tools().filter(|t| pool.is_deferred(t.name())) {
-        if let Some(score) = score(&**tool, &terms) {
-            scored.push((score, tool.name()));
-        }
-    }
+    let mut scored = pool.search_index().score(pool, &terms);
     scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     SearchResult {
         matches: scored.into_iter().take(max_results).map(|(_, n)| n.to_owned()).collect(),
@@ -93,73 +88,6 @@ fn select<'a>(pool: &ToolPool, names: impl Iterator<Item = &'a str>) -> SearchRe
         }
     }
     result
-}
-
-/// Splits a tool name into lowercase parts: MCP names on `__`, `_` and `-` after the
-/// `mcp__` prefix; others on CamelCase boundaries and `_`.
-fn name_parts(name: &str) -> Vec<String> {
-    if let Some(rest) = name.strip_prefix("mcp__") {
-        return rest.split(['_', '-']).filter(|p| !p.is_empty()).map(str::to_lowercase).collect();
-    }
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' || c == '-' {
-            if !current.is_empty() {
-                parts.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            parts.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        parts.push(current);
-    }
-    parts
-}
-
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
-}
-
-/// The tool's score for the terms, or `None` when a required term misses or nothing hit.
-fn score(tool: &dyn Tool, terms: &[(String, bool)]) -> Option<u32> {
-    let name = tool.name();
-    let is_mcp = name.starts_with("mcp__");
-    let parts = name_parts(name);
-    let lower_name = name.to_lowercase();
-    let hint_words: Vec<String> = tool.search_hint().map(|h| words(h).collect()).unwrap_or_default();
-    let description = tool.description();
-    let desc_words: Vec<String> = words(&description).collect();
-
-    let mut total = 0;
-    for (term, required) in terms {
-        let mut s = 0;
-        if parts.iter().any(|p| p == term) {
-            s += if is_mcp { 12 } else { 10 };
-        } else if parts.iter().any(|p| p.contains(term.as_str()) || (p.len() >= 3 && term.contains(p.as_str()))) {
-            s += if is_mcp { 6 } else { 5 };
-        } else if lower_name.contains(term.as_str()) {
-            s += 3;
-        }
-        if hint_words.iter().any(|w| w == term) {
-            s += 4;
-        }
-        if desc_words.iter().any(|w| w == term) {
-            s += 2;
-        }
-        if *required && s == 0 {
-            return None;
-        }
-        total += s;
-    }
-    (total > 0).then_some(total)
 }
 
 /// The ToolSearch tool. It reads the pool from [`ToolContext::pool`]; results are
@@ -282,6 +210,7 @@ impl Tool for ToolSearchTool {
 mod tests {
     use super::*;
     use crate::ToolBuilder;
+    use crate::search_index::name_parts;
     use std::sync::Arc;
 
     fn pool() -> ToolPool {
