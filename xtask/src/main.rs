@@ -4,9 +4,14 @@
 //!
 //! - `cargo xtask ci`: the single gate (see [`ci`] for its steps, in order).
 //! - `cargo xtask ci --step NAME`: one step of the gate.
+//! - `cargo xtask bench [--quick] [--corpus DIR] [--out FILE]`: toolgate measured beside
+//!   `rg`, `fd`, `sed` and direct library calls, written to `bench/RESULTS.md` (see
+//!   [`bench`]).
+//! - `cargo xtask fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target (see [`fuzz`]).
 //!
 //! xtask has no runtime dependency on the workspace's crates: it only drives `cargo`.
 
+mod bench;
 mod ci;
 mod cmd;
 mod counts;
@@ -25,6 +30,16 @@ fn main() -> ExitCode {
         ["ci", "--step", name] => ci::run_one(name),
         ["ci", flag] if flag.starts_with("--step=") => ci::run_one(flag.trim_start_matches("--step=")),
         ["fuzz", rest @ ..] => fuzz::run(rest),
+        ["bench", rest @ ..] => bench::run(rest),
+        // Internal: `cargo xtask bench` measures a child's peak memory through this.
+        ["__maxrss", program, rest @ ..] => match cmd::maxrss_wrapper(program, rest) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(error) => {
+                eprintln!("xtask __maxrss: {error:#}");
+                ExitCode::FAILURE
+            }
+        },
         ["help" | "-h" | "--help"] => {
             print!("{}", usage());
             ExitCode::SUCCESS
@@ -45,6 +60,10 @@ fn usage() -> String {
          commands:\n\
          \x20   ci                  run every step of the gate, in order\n\
          \x20   ci --step NAME      run one step\n\
+         \x20   bench [--quick] [--corpus DIR] [--out FILE]\n\
+         \x20                       measure beside rg, fd and sed; write bench/RESULTS.md\n\
+         \x20   fuzz [--seconds N] [TARGET...]\n\
+         \x20                       run the cargo-fuzz targets (nightly)\n\
          \x20   help                print this text\n\
          \n\
          steps:\n\
