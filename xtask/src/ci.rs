@@ -10,11 +10,15 @@
 //!    rot unseen.
 //! 4. `test`: `cargo nextest run --workspace` when `cargo nextest --version` succeeds,
 //!    else `cargo test --workspace --all-targets`. The tidy checks run here, as tests.
-//! 5. `doctest`: `cargo test --workspace --doc` (nextest does not run doc-tests).
-//! 6. `doc`: `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`, so a
+//! 5. `bench-smoke`: `cargo test --workspace --benches`, after building the MCP test
+//!    server the `adapter` bench talks to: every divan bench is compiled in the test
+//!    profile (no optimised build of the dependencies) and runs each benchmark once, so
+//!    the benches cannot rot. `cargo xtask bench` is the real measurement.
+//! 6. `doctest`: `cargo test --workspace --doc` (nextest does not run doc-tests).
+//! 7. `doc`: `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`, so a
 //!    broken intra-doc link fails the gate.
 //!
-//! The last line printed is the test count summed over steps 4 and 5, read from the
+//! The last line printed is the test count summed over steps 4 and 6, read from the
 //! runners' summaries (see [`crate::counts`]): `N passed, N failed` (`, N skipped` when
 //! any were).
 
@@ -34,11 +38,12 @@ pub(crate) struct Step {
 }
 
 /// The steps, in the order `cargo xtask ci` runs them.
-pub(crate) const STEPS: [Step; 6] = [
+pub(crate) const STEPS: [Step; 7] = [
     Step { name: "fmt", about: "cargo fmt --all --check" },
     Step { name: "clippy", about: "clippy on every target, warnings denied" },
     Step { name: "clippy-no-default-features", about: "the same with --no-default-features" },
     Step { name: "test", about: "cargo nextest run (or cargo test) on the workspace" },
+    Step { name: "bench-smoke", about: "every benchmark built in the test profile and run once" },
     Step { name: "doctest", about: "cargo test --workspace --doc" },
     Step { name: "doc", about: "cargo doc --no-deps, rustdoc warnings denied" },
 ];
@@ -94,6 +99,12 @@ impl Gate {
     fn run_step(&mut self, step: &Step, number: usize) -> Result<(), Failure> {
         let started = Instant::now();
         let (command, runner) = step_command(step.name).map_err(Failure::Other)?;
+        if let Some(prelude) = step_prelude(step.name) {
+            eprintln!("\n==> xtask ci [{number}/{}] {} (before): {}", STEPS.len(), step.name, prelude.display());
+            if !cmd::run(&prelude, Output::Inherit).map_err(Failure::Other)?.success {
+                return Err(Failure::Exited);
+            }
+        }
         eprintln!("\n==> xtask ci [{number}/{}] {}: {}", STEPS.len(), step.name, command.display());
         let output = if runner.is_some() { Output::Tee } else { Output::Inherit };
         let finished = cmd::run(&command, output).map_err(Failure::Other)?;
@@ -153,6 +164,16 @@ enum Runner {
     Libtest,
 }
 
+/// What a step must build before its command runs.
+fn step_prelude(name: &str) -> Option<Cmd> {
+    match name {
+        // `cargo test --benches` builds no other package's binaries, and the adapter bench
+        // talks to this one (found beside the bench, in the same profile's directory).
+        "bench-smoke" => Some(Cmd::cargo().args(["build", "-p", "toolgate-mcp-test-server"])),
+        _ => None,
+    }
+}
+
 /// The command a step runs, and the runner whose summary it prints if it runs tests.
 fn step_command(name: &str) -> anyhow::Result<(Cmd, Option<Runner>)> {
     let cargo = Cmd::cargo();
@@ -167,6 +188,7 @@ fn step_command(name: &str) -> anyhow::Result<(Cmd, Option<Runner>)> {
             (test_output_cargo().args(["nextest", "run", "--workspace"]), Some(Runner::Nextest))
         }
         "test" => (test_output_cargo().args(["test", "--workspace", "--all-targets"]), Some(Runner::Libtest)),
+        "bench-smoke" => (cargo.args(["test", "--workspace", "--benches"]), None),
         "doctest" => (test_output_cargo().args(["test", "--workspace", "--doc"]), Some(Runner::Libtest)),
         "doc" => (cargo.args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"), None),
         other => anyhow::bail!("xtask has no command for step `{other}`"),

@@ -17,8 +17,14 @@
 //!
 //! `process_floor` times starting `rg --version`, the fixed cost inside every `*_process`
 //! number. Before timing, the bench checks that both sides find the same files.
-//! Without `--bench` (as `cargo test --all-targets` would run it) the binary does nothing:
-//! benches are built by `clippy --all-targets` but never run by the gate.
+//!
+//! `cargo xtask bench` (rows 1 and 2) runs this bench on its own corpus through three
+//! environment variables: `TOOLGATE_BENCH_TREE` (the tree to search, used as is),
+//! `TOOLGATE_BENCH_PATTERN` (instead of `handle_request`) and `TOOLGATE_SEARCH_PAIRED=0`
+//! (no interleaved table; xtask times the processes itself).
+//!
+//! Without `--bench` (`cargo test --benches`, as the gate's `bench-smoke` step runs it)
+//! the checks and every bench run once on a tree of 20 files, so the bench cannot rot.
 
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -32,8 +38,12 @@ use toolgate_core::{CancellationToken, DynTool, ToolContext};
 /// The first argument that makes this binary a one-call child instead of a bench.
 const CHILD_FLAG: &str = "--toolgate-search-child";
 
-/// The identifier in roughly 2% of the files, the pattern of the Grep benches.
-const NEEDLE: &str = "handle_request";
+/// The identifier in roughly 2% of the files, the pattern of the Grep benches unless
+/// `TOOLGATE_BENCH_PATTERN` names another.
+fn needle() -> &'static str {
+    static NEEDLE: OnceLock<String> = OnceLock::new();
+    NEEDLE.get_or_init(|| std::env::var("TOOLGATE_BENCH_PATTERN").unwrap_or_else(|_| "handle_request".to_owned()))
+}
 
 /// Ends the bench with a message (benches do not unwrap).
 fn or_die<T, E: Display>(result: Result<T, E>, what: &str) -> T {
@@ -49,13 +59,12 @@ fn main() {
         child(&args[2..]);
         return;
     }
-    if !measuring() {
-        eprintln!("the search bench runs only under `cargo bench -p toolgate-builtin --bench search`");
-        return;
-    }
     verify();
+    // Without `--bench`, divan runs each bench once (on the small test tree).
     divan::main();
-    paired();
+    if measuring() && std::env::var("TOOLGATE_SEARCH_PAIRED").as_deref() != Ok("0") {
+        paired();
+    }
 }
 
 /// One query measured three ways, interleaved round by round so that load from other
@@ -67,9 +76,9 @@ fn paired() {
     type Run<'a> = Box<dyn Fn() -> String + 'a>;
     let mut queries: Vec<(&str, &str, [Run<'_>; 3])> = Vec::new();
     for (name, mode, rg_extra) in [
-        ("grep files_with_matches", "files_with_matches", vec!["-l", NEEDLE]),
-        ("grep content -C 2", "content", vec!["-n", "-C", "2", NEEDLE]),
-        ("grep count", "count", vec!["-c", NEEDLE]),
+        ("grep files_with_matches", "files_with_matches", vec!["-l", needle()]),
+        ("grep content -C 2", "content", vec!["-n", "-C", "2", needle()]),
+        ("grep count", "count", vec!["-c", needle()]),
     ] {
         let input = grep_input(mode);
         let rg_args = rg_grep_args(&rg_extra);
@@ -188,11 +197,16 @@ const WORDS: &[&str] = &[
 
 const EXTENSIONS: &[&str] = &["rs", "rs", "rs", "py", "ts", "js", "md", "txt", "json", "toml"];
 
-/// Writes the tree (once) and returns its root.
+/// The tree to search: `TOOLGATE_BENCH_TREE` as is, else one written here once (20
+/// files when not measuring, 31,000 when measuring). Returns its root.
 fn tree() -> &'static Path {
     static TREE: OnceLock<PathBuf> = OnceLock::new();
     TREE.get_or_init(|| {
-        let (name, dirs, subdirs, files) = ("bench-search-tree-v1", 30, 25, 40);
+        if let Some(given) = std::env::var_os("TOOLGATE_BENCH_TREE") {
+            return toolgate_core::normalize_path(&or_die(std::path::absolute(PathBuf::from(given)), "tree path"));
+        }
+        let (name, dirs, subdirs, files) =
+            if measuring() { ("bench-search-tree-v1", 30, 25, 40) } else { ("bench-search-tree-test-v1", 2, 2, 5) };
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"), PathBuf::from);
         let root = toolgate_core::normalize_path(&or_die(std::path::absolute(target.join(name)), "tree path"));
@@ -320,15 +334,15 @@ fn verify() {
     if on_path("rg") {
         let ours = run_ours(&find_tool("Grep"), &ctx, &grep_input("files_with_matches"));
         let ours = sorted(ours.lines().skip(1).map(str::to_owned));
-        let theirs = sorted(run_process("rg", &rg_grep_args(&["-l", NEEDLE])).lines().map(str::to_owned));
+        let theirs = sorted(run_process("rg", &rg_grep_args(&["-l", needle()])).lines().map(str::to_owned));
         assert_eq!(ours, theirs, "Grep and rg -l disagree");
         eprintln!("verified: Grep files_with_matches = rg -l ({} files)", ours.len());
         let ours = run_ours(&find_tool("Grep"), &ctx, &grep_input("count"));
-        let theirs = run_process("rg", &rg_grep_args(&["-c", NEEDLE]));
+        let theirs = run_process("rg", &rg_grep_args(&["-c", needle()]));
         let ours = sorted(ours.lines().take_while(|l| !l.is_empty()).map(str::to_owned));
         assert_eq!(ours, sorted(theirs.lines().map(str::to_owned)), "Grep count and rg -c disagree");
         let ours = run_ours(&find_tool("Grep"), &ctx, &grep_input("content"));
-        let theirs = run_process("rg", &rg_grep_args(&["-n", "-C", "2", NEEDLE]));
+        let theirs = run_process("rg", &rg_grep_args(&["-n", "-C", "2", needle()]));
         eprintln!("content: ours {} lines, rg {} lines", ours.lines().count(), theirs.lines().count());
     }
     if on_path("fdfind") {
@@ -345,8 +359,8 @@ fn verify() {
 
 fn grep_input(mode: &str) -> Value {
     match mode {
-        "content" => json!({"pattern": NEEDLE, "output_mode": "content", "-C": 2, "head_limit": 0}),
-        mode => json!({"pattern": NEEDLE, "output_mode": mode, "head_limit": 0}),
+        "content" => json!({"pattern": needle(), "output_mode": "content", "-C": 2, "head_limit": 0}),
+        mode => json!({"pattern": needle(), "output_mode": mode, "head_limit": 0}),
     }
 }
 
@@ -380,9 +394,9 @@ macro_rules! grep_group {
     };
 }
 
-grep_group!(grep_files_with_matches, "files_with_matches", ["-l", NEEDLE]);
-grep_group!(grep_content_context_2, "content", ["-n", "-C", "2", NEEDLE]);
-grep_group!(grep_count, "count", ["-c", NEEDLE]);
+grep_group!(grep_files_with_matches, "files_with_matches", ["-l", needle()]);
+grep_group!(grep_content_context_2, "content", ["-n", "-C", "2", needle()]);
+grep_group!(grep_count, "count", ["-c", needle()]);
 
 /// Glob `**/*.rs` timed against fd (parallel, unsorted) and Claude Code's rg command.
 mod glob_rs_files {

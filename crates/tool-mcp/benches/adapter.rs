@@ -33,7 +33,10 @@ fn test_server() -> PathBuf {
         .map(|dir| dir.join("toolgate-mcp-test-server"))
         .unwrap_or_else(|| panic!("no target directory above {}", exe.display()));
     if !bin.is_file() {
-        panic!("{} is missing: run `cargo build --release -p toolgate-mcp-test-server` first", bin.display());
+        panic!(
+            "{} is missing: build it with the same profile first (`cargo build [--release] -p toolgate-mcp-test-server`)",
+            bin.display()
+        );
     }
     bin
 }
