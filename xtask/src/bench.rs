@@ -114,6 +114,8 @@ struct Bench {
     sed: Option<String>,
     /// Process runs per side (after one warm-up).
     runs: usize,
+    /// The divan bench executables, by bench name (filled by [`Bench::build`]).
+    executables: BTreeMap<String, PathBuf>,
 }
 
 fn run_with(options: &Options) -> anyhow::Result<()> {
@@ -130,8 +132,10 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         fd: on_path(&["fd", "fdfind"]),
         sed: on_path(&["sed"]),
         runs: if options.quick { 3 } else { 15 },
+        executables: BTreeMap::new(),
     };
-    bench.build()?;
+    let mut bench = bench;
+    bench.executables = bench.build()?;
 
     let (tree, pattern, corpus_name) = match &options.corpus {
         Some(dir) => (std::path::absolute(dir)?, "fn main", format!("`{}` (given with --corpus)", dir.display())),
@@ -183,41 +187,57 @@ fn step(what: &str) {
     eprintln!("\n==> xtask bench: {what}");
 }
 
-/// The divan benches, as (package, bench).
-const BENCHES: [(&str, &str); 6] = [
-    ("toolgate-builtin", "search"),
-    ("toolgate-permissions", "decision"),
-    ("toolgate-pipeline", "overhead"),
-    ("toolgate-hooks", "hook"),
-    ("toolgate-core", "toolsearch"),
-    ("toolgate-mcp", "adapter"),
+/// The divan benches, as (package, its directory, bench).
+const BENCHES: [(&str, &str, &str); 6] = [
+    ("toolgate-builtin", "crates/tool-builtin", "search"),
+    ("toolgate-permissions", "crates/permissions", "decision"),
+    ("toolgate-pipeline", "crates/pipeline", "overhead"),
+    ("toolgate-hooks", "crates/hooks", "hook"),
+    ("toolgate-core", "crates/tool-core", "toolsearch"),
+    ("toolgate-mcp", "crates/tool-mcp", "adapter"),
 ];
 
 impl Bench {
-    /// Builds the binaries and benches once.
-    fn build(&self) -> anyhow::Result<()> {
+    /// Builds the binaries and benches once; returns the bench executables by name.
+    ///
+    /// The benches are then run directly, not through `cargo bench -p CRATE`: a
+    /// one-package `cargo bench` unifies features differently from this many-package
+    /// build and would compile half the workspace again.
+    fn build(&self) -> anyhow::Result<BTreeMap<String, PathBuf>> {
         step("build (release profile)");
         let build = Cmd::cargo().args(["build", "--release", "-p", "toolgate", "-p", "toolgate-mcp-test-server"]);
         if !cmd::run(&build, Output::Inherit)?.success {
             bail!("`{}` failed", build.display());
         }
         let mut benches = Cmd::cargo().args(["bench", "--no-run"]);
-        for (package, _) in BENCHES {
+        for (package, _, _) in BENCHES {
             benches = benches.args(["-p", package]);
         }
-        for (_, name) in BENCHES {
+        for (_, _, name) in BENCHES {
             benches = benches.args(["--bench", name]);
         }
-        if !cmd::run(&benches, Output::Inherit)?.success {
+        let finished = cmd::run(&benches, Output::Tee)?;
+        if !finished.success {
             bail!("`{}` failed", benches.display());
         }
-        Ok(())
+        let executables = bench_executables(&finished.captured);
+        for (_, _, name) in BENCHES {
+            if !executables.contains_key(name) {
+                bail!("`{}` named no executable for the bench `{name}`", benches.display());
+            }
+        }
+        Ok(executables)
     }
 
     /// Runs one divan bench and returns its medians by path.
-    fn divan(&self, package: &str, bench: &str, envs: &[(&str, String)], extra: &[&str]) -> anyhow::Result<Medians> {
+    fn divan(&self, bench: &str, envs: &[(&str, String)], extra: &[&str]) -> anyhow::Result<Medians> {
+        let (package, dir, _) =
+            BENCHES.iter().find(|(_, _, name)| *name == bench).with_context(|| format!("no bench `{bench}`"))?;
         step(&format!("divan: {package} --bench {bench}"));
-        let mut command = Cmd::cargo().args(["bench", "-p", package, "--bench", bench, "--", "--color", "never"]);
+        let executable =
+            self.executables.get(bench).with_context(|| format!("no executable for the bench `{bench}`"))?;
+        // As `cargo bench` would: in the package's directory, with `--bench`.
+        let mut command = Cmd::new(executable).cwd(self.root.join(dir)).args(["--bench", "--color", "never"]);
         if self.quick {
             command = command.args(["--sample-count", "10", "--max-time", "1"]);
         }
@@ -246,7 +266,7 @@ impl Bench {
             ("1b", "content -C 2", "grep_content_context_2"),
             ("1c", "count", "grep_count"),
         ];
-        let medians = match self.divan("toolgate-builtin", "search", &envs, &skips) {
+        let medians = match self.divan("search", &envs, &skips) {
             Ok(medians) => medians,
             Err(error) => {
                 let mut rows: Vec<Row> = grep
@@ -396,7 +416,7 @@ impl Bench {
     fn bash_decision(&self) -> Vec<Row> {
         let what =
             "one Bash permission decision (parse + analysis + ~50 rules) vs tree-sitter parse alone, per command";
-        match self.divan("toolgate-permissions", "decision", &[], &[]) {
+        match self.divan("decision", &[], &[]) {
             Ok(m) => {
                 let row = m.row("4", what, "decision", "parse_only", 1.0 / 1_000.0, Target::RatioAtMost(1.5));
                 vec![match m.found.get("analysis") {
@@ -416,7 +436,7 @@ impl Bench {
     fn pipeline(&self) -> Vec<Row> {
         let overhead = "no-op tool through the seven pipeline steps vs a direct call";
         let batch = "a message of ten concurrency-safe 50 ms calls vs one";
-        match self.divan("toolgate-pipeline", "overhead", &[], &[]) {
+        match self.divan("overhead", &[], &[]) {
             Ok(m) => vec![
                 m.row("5a", overhead, "seven_steps", "direct_call", 1.0, Target::DifferenceBelow(5e-6)),
                 m.row(
@@ -439,7 +459,7 @@ impl Bench {
     /// Row 6: a no-op hook through the runner against `sh -c true` through the process helper.
     fn hook(&self) -> Vec<Row> {
         let what = "one `true` PreToolUse hook through the hook runner vs `sh -c true`";
-        match self.divan("toolgate-hooks", "hook", &[], &[]) {
+        match self.divan("hook", &[], &[]) {
             Ok(m) => {
                 vec![m.row("6", what, "runner_noop_hook", "process_helper_sh_true", 1.0, Target::RatioAtMost(1.2))]
             }
@@ -471,7 +491,7 @@ impl Bench {
             ("7d", "pool assembly of 10,000 MCP tools", "pool_assembly", Target::Below(Quantity::Time(10e-3))),
             ("7e", "definitions export of the 10,000-tool pool (Anthropic JSON)", "definitions_export", Target::None),
         ];
-        match self.divan("toolgate-core", "toolsearch", &[], &[]) {
+        match self.divan("toolsearch", &[], &[]) {
             Ok(m) => parts.iter().map(|(id, what, path, target)| m.absolute(id, what, path, *target)).collect(),
             Err(error) => parts.iter().flat_map(|(id, what, _, target)| vec_error(id, what, *target, &error)).collect(),
         }
@@ -480,7 +500,7 @@ impl Bench {
     /// Row 8: an MCP call through toolgate against the same call made with rmcp directly.
     fn mcp_call(&self) -> Vec<Row> {
         let what = "MCP `echo` call through toolgate (adapter + pipeline) vs a direct rmcp client, stdio, same server";
-        match self.divan("toolgate-mcp", "adapter", &[], &[]) {
+        match self.divan("adapter", &[], &[]) {
             Ok(m) => vec![m.row("8", what, "adapter_and_pipeline", "direct_rmcp_call", 1.0, Target::RatioAtMost(1.2))],
             Err(error) => vec_error("8", what, Target::RatioAtMost(1.2), &error),
         }
@@ -570,6 +590,19 @@ fn vec_error(id: &str, what: &str, target: Target, error: &anyhow::Error) -> Vec
 
 fn skipped_grep(id: &str, what: &str, error: &anyhow::Error) -> Row {
     Row::skipped(id, what, Target::RatioAtMost(1.1), format!("{error:#}"))
+}
+
+/// The bench executables `cargo bench --no-run` names, from its lines
+/// `Executable benches/NAME.rs (PATH)`.
+fn bench_executables(output: &str) -> BTreeMap<String, PathBuf> {
+    output
+        .lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix("Executable benches/")?;
+            let (file, path) = rest.split_once(" (")?;
+            Some((file.strip_suffix(".rs")?.to_owned(), PathBuf::from(path.strip_suffix(')')?)))
+        })
+        .collect()
 }
 
 /// The reason a row is skipped for a missing program, with how to get it.
@@ -797,6 +830,15 @@ mod tests {
             "2 of toolgate's 3 lines are the reference's; only toolgate's: 1 (e.g. `Found 2 files`); \
              only the reference's: 1 (e.g. `c.rs`)"
         );
+    }
+
+    #[test]
+    fn bench_executables_are_read_from_cargo_output() {
+        let out = "   Compiling x\n  Executable benches src/lib.rs (/t/release/deps/toolgate_mcp-1e)\n  \
+                   Executable benches/adapter.rs (/t/release/deps/adapter-56)\n";
+        let found = bench_executables(out);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found["adapter"], PathBuf::from("/t/release/deps/adapter-56"));
     }
 
     #[test]
