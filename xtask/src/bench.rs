@@ -694,7 +694,14 @@ fn time_pair(ours: &Cmd, reference: &Cmd, runs: usize) -> anyhow::Result<Paired>
 
 /// The peak resident set size of one run of `cmd`, in kilobytes, through `xtask __maxrss`.
 fn maxrss(cmd: &Cmd) -> anyhow::Result<u64> {
-    let exe = std::env::current_exe().context("the xtask executable")?;
+    // `/proc/self/exe` still runs this program when cargo has since replaced the file in a
+    // shared target directory (then `current_exe` names a deleted path).
+    let proc_exe = Path::new("/proc/self/exe");
+    let exe = if proc_exe.exists() {
+        proc_exe.to_owned()
+    } else {
+        std::env::current_exe().context("the xtask executable")?
+    };
     let wrapped = cmd.wrapped(&exe, "__maxrss");
     let out = cmd::timed(&wrapped)?;
     if !out.success {
