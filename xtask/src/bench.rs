@@ -120,6 +120,10 @@ struct Bench {
 
 fn run_with(options: &Options) -> anyhow::Result<()> {
     let started = Instant::now();
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().context("xtask has no parent directory")?.to_owned();
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let target = std::path::absolute(&target).context("the target directory")?;
@@ -131,7 +135,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         rg: on_path(&["rg"]),
         fd: on_path(&["fd", "fdfind"]),
         sed: on_path(&["sed"]),
-        runs: if options.quick { 3 } else { 15 },
+        runs: if options.quick { 3 } else { 25 },
         executables: BTreeMap::new(),
     };
     let mut bench = bench;
@@ -170,6 +174,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         mode: if bench.quick { "quick" } else { "full" },
         corpus: corpus_name,
         seconds: started.elapsed().as_secs(),
+        load,
     };
     let text = table::render(&header, &rows);
     println!("\n{text}");
@@ -524,7 +529,7 @@ impl Bench {
         }
         let ours = self.toolgate_cmd(&dir).arg("tools");
         let reference = Cmd::new(rg).cwd(&dir).arg("--version");
-        let runs = if self.quick { 5 } else { 30 };
+        let runs = if self.quick { 5 } else { 50 };
         vec![match time_pair(&ours, &reference, runs) {
             Ok((ours, reference, _)) => Row::new("9", what, Quantity::time(ours), Some(Quantity::time(reference)), Target::RatioAtMost(3.0))
                 .note(format!("Median of {runs} runs each, alternating; run in an empty directory with `--no-user-settings --strict-mcp-config` (no settings, no MCP servers).")),

@@ -156,6 +156,8 @@ pub(crate) struct Header {
     pub(crate) corpus: String,
     /// How long the whole run took, in seconds.
     pub(crate) seconds: u64,
+    /// The one-minute load average when the run started (`/proc/loadavg`).
+    pub(crate) load: String,
 }
 
 /// The markdown document: header, table, then the numbered notes.
@@ -169,8 +171,10 @@ pub(crate) fn render(header: &Header, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         out,
-        "Medians; every ratio is ours / reference, both measured in this run. The machine may be shared, \
-         so absolute times move from run to run; the ratios are what to compare.\n"
+        "Medians; every ratio is ours / reference, both measured in this run. The machine may be shared \
+         (load average {} when the run started), so absolute times move from run to run; the ratios are what \
+         to compare.\n",
+        header.load
     );
     let _ = writeln!(out, "| # | what | ours | reference | ratio | target | met? |");
     let _ = writeln!(out, "|---|------|-----:|----------:|------:|--------|------|");
@@ -273,6 +277,7 @@ mod tests {
             mode: "quick",
             corpus: "the generated tree".into(),
             seconds: 42,
+            load: "1.5".into(),
         };
         let rows = [
             Row::new("1a", "Grep | rg", Quantity::Time(0.011), Some(Quantity::Time(0.010)), Target::RatioAtMost(1.1)),
@@ -297,5 +302,6 @@ mod tests {
 ";
         assert!(text.ends_with(expected), "{text}");
         assert!(text.contains("at commit `abc123`, on 2 cores"), "{text}");
+        assert!(text.contains("(load average 1.5 when the run started)"), "{text}");
     }
 }
