@@ -10,7 +10,7 @@
 //!    rot unseen.
 //! 4. `test`: `cargo nextest run --workspace` when `cargo nextest --version` succeeds,
 //!    else `cargo test --workspace --all-targets`. The tidy checks run here, as tests.
-//! 5. `bench-smoke`: `cargo test --workspace --benches`, after building the MCP test
+//! 5. `bench-smoke`: `cargo test --workspace --bench '*'`, after building the MCP test
 //!    server the `adapter` bench talks to: every divan bench is compiled in the test
 //!    profile (no optimised build of the dependencies) and runs each benchmark once, so
 //!    the benches cannot rot. `cargo xtask bench` is the real measurement.
@@ -188,7 +188,7 @@ fn step_command(name: &str) -> anyhow::Result<(Cmd, Option<Runner>)> {
             (test_output_cargo().args(["nextest", "run", "--workspace"]), Some(Runner::Nextest))
         }
         "test" => (test_output_cargo().args(["test", "--workspace", "--all-targets"]), Some(Runner::Libtest)),
-        "bench-smoke" => (cargo.args(["test", "--workspace", "--benches"]), None),
+        "bench-smoke" => (cargo.args(["test", "--workspace", "--bench", "*"]), None),
         "doctest" => (test_output_cargo().args(["test", "--workspace", "--doc"]), Some(Runner::Libtest)),
         "doc" => (cargo.args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"), None),
         other => anyhow::bail!("xtask has no command for step `{other}`"),
