@@ -140,6 +140,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
     };
     let mut bench = bench;
     bench.executables = bench.build()?;
+    let build_seconds = started.elapsed().as_secs();
 
     let (tree, pattern, corpus_name) = match &options.corpus {
         Some(dir) => (std::path::absolute(dir)?, "fn main", format!("`{}` (given with --corpus)", dir.display())),
@@ -174,6 +175,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         mode: if bench.quick { "quick" } else { "full" },
         corpus: corpus_name,
         seconds: started.elapsed().as_secs(),
+        build_seconds,
         load,
     };
     let text = table::render(&header, &rows);

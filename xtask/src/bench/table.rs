@@ -156,6 +156,8 @@ pub(crate) struct Header {
     pub(crate) corpus: String,
     /// How long the whole run took, in seconds.
     pub(crate) seconds: u64,
+    /// How much of it was the build, in seconds.
+    pub(crate) build_seconds: u64,
     /// The one-minute load average when the run started (`/proc/loadavg`).
     pub(crate) load: String,
 }
@@ -166,8 +168,9 @@ pub(crate) fn render(header: &Header, rows: &[Row]) -> String {
     let _ = writeln!(out, "# toolgate benchmark results\n");
     let _ = writeln!(
         out,
-        "Written by `cargo xtask bench` ({} mode) in {} s, at commit `{}`, on {} cores. Rows 1 and 2 searched {}.\n",
-        header.mode, header.seconds, header.commit, header.cores, header.corpus
+        "Written by `cargo xtask bench` ({} mode) in {} s ({} s of it building), at commit `{}`, on {} cores. \
+         Rows 1 and 2 searched {}.\n",
+        header.mode, header.seconds, header.build_seconds, header.commit, header.cores, header.corpus
     );
     let _ = writeln!(
         out,
@@ -277,6 +280,7 @@ mod tests {
             mode: "quick",
             corpus: "the generated tree".into(),
             seconds: 42,
+            build_seconds: 12,
             load: "1.5".into(),
         };
         let rows = [
@@ -301,7 +305,7 @@ mod tests {
 [^2a]: fd is not installed: apt install fd-find
 ";
         assert!(text.ends_with(expected), "{text}");
-        assert!(text.contains("at commit `abc123`, on 2 cores"), "{text}");
+        assert!(text.contains("in 42 s (12 s of it building), at commit `abc123`, on 2 cores"), "{text}");
         assert!(text.contains("(load average 1.5 when the run started)"), "{text}");
     }
 }
