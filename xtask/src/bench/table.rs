@@ -179,6 +179,13 @@ pub(crate) fn render(header: &Header, rows: &[Row]) -> String {
          to compare.\n",
         header.load
     );
+    let _ = writeln!(
+        out,
+        "Whole-process rows alternate ours and the reference run by run, so load from other processes falls on \
+         both alike. The divan rows (1a–1c, 2a and 4–8) time each side in its own block of samples, so a change \
+         of load between blocks moves their ratio: on a busy machine, rerun before trusting a ratio near its \
+         target.\n"
+    );
     let _ = writeln!(out, "| # | what | ours | reference | ratio | target | met? |");
     let _ = writeln!(out, "|---|------|-----:|----------:|------:|--------|------|");
     let mut notes = Vec::new();
