@@ -6,8 +6,8 @@
 //! - `cargo xtask ci --step NAME`: one step of the gate.
 //! - `cargo xtask bench [--quick] [--corpus DIR] [--out FILE]`: toolgate measured beside
 //!   `rg`, `fd`, `sed` and direct library calls, written to `bench/RESULTS.md` (see
-//!   [`bench`]).
-//! - `cargo xtask fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target (see [`fuzz`]).
+//!   [`mod@bench`]).
+//! - `cargo xtask fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target (see [`mod@fuzz`]).
 //!
 //! xtask has no runtime dependency on the workspace's crates: it only drives `cargo`.
 
