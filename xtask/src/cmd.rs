@@ -47,7 +47,7 @@ impl Cmd {
     /// `cargo` from `PATH` (rustup's proxy), which understands `+toolchain`: for
     /// `cargo +nightly fuzz`, which the toolchain's own `cargo` in `$CARGO` would refuse.
     pub(crate) fn rustup_cargo() -> Self {
-        Cmd { program: OsString::from("cargo"), args: Vec::new(), envs: Vec::new() }
+        Cmd::new("cargo")
     }
 
     /// Appends arguments.
