@@ -214,6 +214,12 @@ impl SessionOpts {
         // Config reads and writes the same files the session was built from.
         services.insert(self.discovery()?);
         crate::agents::install(&cwd, self.session_dir.as_deref(), &mut services);
+        // The `sandbox` settings, which Bash reads from the extensions.
+        let (sandbox, diagnostics) = loaded.sandbox();
+        for d in &diagnostics {
+            eprintln!("toolgate: {d}");
+        }
+        services.insert(sandbox);
         // The LSP tool uses the servers in the extensions, so that they are shut down here.
         #[cfg(feature = "lsp")]
         let lsp = {

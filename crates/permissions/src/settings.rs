@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolgate_core::{PermissionBehavior, PermissionMode, RuleSource};
+use toolgate_core::{PermissionBehavior, PermissionMode, RuleSource, SandboxPolicy};
 
 use crate::PermissionRule;
 
@@ -333,6 +333,94 @@ impl LoadedSettings {
             f.value.get("permissions").and_then(|p| p.get("disableBypassPermissionsMode")) == Some(&"disable".into())
         });
         (out, diagnostics)
+    }
+
+    /// The merged `sandbox` settings as a [`SandboxPolicy`] (arrays merge across sources,
+    /// booleans come from the highest source that sets them), with diagnostics naming the
+    /// file for values of the wrong type. `bwrap` is looked up on `PATH` when enabled.
+    pub fn sandbox(&self) -> (SandboxPolicy, Vec<Diagnostic>) {
+        let mut policy = SandboxPolicy::default();
+        let mut diagnostics = Vec::new();
+        let bool_at = |path: &[&str], diagnostics: &mut Vec<Diagnostic>| -> Option<bool> {
+            // The highest source whose value is a boolean; wrong types are reported and skipped.
+            for file in &self.files {
+                let mut v = &file.value;
+                let mut found = true;
+                for key in path {
+                    match v.get(key) {
+                        Some(next) => v = next,
+                        None => {
+                            found = false;
+                            break;
+                        }
+                    }
+                }
+                if !found {
+                    continue;
+                }
+                match v.as_bool() {
+                    Some(b) => return Some(b),
+                    None => diagnostics.push(Diagnostic {
+                        origin: file.origin.clone(),
+                        message: format!("`{}` must be true or false; ignored", path.join(".")),
+                    }),
+                }
+            }
+            None
+        };
+        policy.enabled = bool_at(&["sandbox", "enabled"], &mut diagnostics).unwrap_or(false);
+        policy.fail_if_unavailable = bool_at(&["sandbox", "failIfUnavailable"], &mut diagnostics).unwrap_or(false);
+        policy.allow_unsandboxed = bool_at(&["sandbox", "allowUnsandboxedCommands"], &mut diagnostics).unwrap_or(true);
+        for file in &self.files {
+            let Some(sandbox) = file.value.get("sandbox") else { continue };
+            if !sandbox.is_object() {
+                diagnostics.push(Diagnostic {
+                    origin: file.origin.clone(),
+                    message: "`sandbox` must be an object".to_owned(),
+                });
+                continue;
+            }
+            let mut strings = |path: &[&str]| -> Vec<String> {
+                let mut v = sandbox;
+                for key in path {
+                    match v.get(key) {
+                        Some(next) => v = next,
+                        None => return Vec::new(),
+                    }
+                }
+                let name = format!("sandbox.{}", path.join("."));
+                let Some(items) = v.as_array() else {
+                    diagnostics.push(Diagnostic {
+                        origin: file.origin.clone(),
+                        message: format!("`{name}` must be an array of strings"),
+                    });
+                    return Vec::new();
+                };
+                items
+                    .iter()
+                    .filter_map(|item| {
+                        let text = item.as_str();
+                        if text.is_none() {
+                            diagnostics.push(Diagnostic {
+                                origin: file.origin.clone(),
+                                message: format!("`{name}` entry {item} is not a string; ignored"),
+                            });
+                        }
+                        text.map(str::to_owned)
+                    })
+                    .collect()
+            };
+            policy.excluded_commands.extend(strings(&["excludedCommands"]));
+            let writes = strings(&["filesystem", "allowWrite"]);
+            policy.allow_write.extend(writes.iter().map(|w| resolve_dir(w, &file.anchor)));
+            if !strings(&["network", "allowedDomains"]).is_empty() {
+                policy.network = true;
+            }
+        }
+        if policy.enabled {
+            policy.bwrap = SandboxPolicy::find_bwrap();
+        }
+        (policy, diagnostics)
     }
 
     /// The `hooks` objects of every source, highest precedence first, with their origin

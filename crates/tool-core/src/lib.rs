@@ -59,6 +59,7 @@ mod pool;
 pub mod process;
 mod render;
 mod results;
+mod sandbox;
 mod search_index;
 mod tool;
 mod tool_search;
@@ -77,6 +78,7 @@ pub use permission::{
 pub use pool::{DefinitionFormat, ToolPool, ToolPoolBuilder, canonical_tool_name, probe_input};
 pub use render::{Rendered, Span, Style};
 pub use results::{BudgetEntry, DEFAULT_MESSAGE_BUDGET, PREVIEW_BYTES, ResultStore, empty_result_text};
+pub use sandbox::SandboxPolicy;
 pub use tool::{BoxFuture, DynTool, InterruptBehavior, ResultLimit, Tool, defaults};
 pub use tool_search::{SearchResult, ToolSearchTool, search_tools};
 pub use typed::{TypedTool, typed};

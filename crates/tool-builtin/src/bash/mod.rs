@@ -19,6 +19,10 @@
 //! | `invalid_input` | a timeout that is not a positive number, a NUL in the command | what to send instead |
 //! | `not_found` | neither the working directory nor any root exists | |
 //! | `io` | the shell could not be started | |
+//! | `io` | `sandbox.failIfUnavailable` is set and bubblewrap is missing or refused | how to install it |
+//!
+//! With an enabled [`toolgate_core::SandboxPolicy`] in the context's extensions, commands
+//! (background ones too) run under bubblewrap: see [`crate::shells::sandbox`].
 
 mod prompt;
 
@@ -30,6 +34,7 @@ use toolgate_permissions::bash::{analyze, is_read_only};
 use crate::shells::config::ShellConfig;
 use crate::shells::foreground::{Call, run_foreground, start_background};
 use crate::shells::one_line;
+use crate::shells::sandbox;
 use crate::shells::script::Shell;
 
 /// Bash's input.
@@ -49,6 +54,11 @@ pub(crate) struct BashInput {
     /// with TaskOutput, stop it with TaskStop.
     #[serde(default)]
     pub(crate) run_in_background: Option<bool>,
+    /// Run this command outside the sandbox (only when sandboxing is on and
+    /// `sandbox.allowUnsandboxedCommands` allows it); use only after a command failed
+    /// because the sandbox refused it.
+    #[serde(default, rename = "dangerouslyDisableSandbox")]
+    pub(crate) dangerously_disable_sandbox: Option<bool>,
 }
 
 /// The Bash tool.
@@ -149,6 +159,7 @@ impl TypedTool for Bash {
     async fn call(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         check_command(&input.command)?;
         let timeout = self.config.timeout("timeout", input.timeout)?;
+        let sandbox = sandbox::plan(ctx, &input.command, input.dangerously_disable_sandbox.unwrap_or(false)).await?;
         if input.run_in_background.unwrap_or(false) {
             return start_background(
                 "Bash",
@@ -157,9 +168,10 @@ impl TypedTool for Bash {
                 input.description.as_deref(),
                 ctx,
                 &self.config,
+                &sandbox,
             );
         }
-        let call = Call { tool: "Bash", shell: Shell::Posix, command: &input.command, timeout };
+        let call = Call { tool: "Bash", shell: Shell::Posix, command: &input.command, timeout, sandbox };
         run_foreground(&call, ctx, &self.config).await
     }
 

@@ -156,7 +156,7 @@ impl TypedTool for Monitor {
         let dir = if ctx.cwd.is_dir() { ctx.cwd.clone() } else { ctx.roots.first().cloned().unwrap_or_default() };
         let env_file = self.config.env_file.as_deref();
         let prepared = Shell::Posix
-            .prepare(&input.command, &dir, env_file, None)
+            .prepare(&input.command, &dir, env_file, None, None)
             .map_err(|e| ToolError::io(format!("Monitor could not prepare the command: {e}")))?;
         let mut child = prepared.spec.spawn().map_err(|e| spawn_error("Monitor", &e))?;
         let started = Instant::now();

@@ -84,9 +84,16 @@ impl TypedTool for PowerShell {
                 input.description.as_deref(),
                 ctx,
                 &self.config,
+                &crate::shells::sandbox::Plan::default(),
             );
         }
-        let call = Call { tool: "PowerShell", shell: Shell::Pwsh, command: &input.command, timeout };
+        let call = Call {
+            tool: "PowerShell",
+            shell: Shell::Pwsh,
+            command: &input.command,
+            timeout,
+            sandbox: crate::shells::sandbox::Plan::default(),
+        };
         run_foreground(&call, ctx, &self.config).await
     }
 

@@ -28,6 +28,7 @@ use super::drive::{End, OutputSink, drive};
 use super::excerpt::{Capture, Shown, render};
 use super::exit::benign_exit_one;
 use super::registry::{NewTask, Shells};
+use super::sandbox::Plan;
 use super::script::Shell;
 use super::{format_ms, tasks_dir};
 
@@ -42,6 +43,8 @@ pub(crate) struct Call<'a> {
     pub(crate) command: &'a str,
     /// The settled timeout.
     pub(crate) timeout: Timeout,
+    /// Whether it runs in the sandbox, and what to say about it.
+    pub(crate) sandbox: Plan,
 }
 
 /// Where a run starts, and what to say about it.
@@ -190,7 +193,7 @@ pub(crate) async fn run_foreground(
     let env_file = if call.shell == Shell::Posix { config.env_file.as_deref() } else { None };
     let prepared = call
         .shell
-        .prepare(call.command, &start.dir, env_file, Some(&cwd_file))
+        .prepare(call.command, &start.dir, env_file, Some(&cwd_file), call.sandbox.bwrap.as_ref())
         .map_err(|e| ToolError::io(format!("{} could not prepare the command: {e}", call.tool)))?;
     let mut child = prepared.spec.spawn().map_err(|e| spawn_error(call.tool, &e))?;
     let mut capture = Capture::new();
@@ -210,6 +213,7 @@ pub(crate) async fn run_foreground(
     let mut notes: Vec<String> = Vec::new();
     notes.extend(call.timeout.note.clone());
     notes.extend(start.moved.clone());
+    notes.extend(call.sandbox.note.clone());
     let reported = match end {
         End::Exited(_) => std::fs::read_to_string(&cwd_file).unwrap_or_default(),
         _ => String::new(),
@@ -251,6 +255,9 @@ pub(crate) async fn run_foreground(
                     out = out.with_context_change(change);
                 }
                 return Ok(out);
+            }
+            if let Some(note) = call.sandbox.bwrap.as_ref().and_then(|b| b.denial_note(&shown.text)) {
+                notes.push(note);
             }
             if let CwdOutcome::Moved(dir) | CwdOutcome::Outside(dir) = &outcome {
                 notes.push(format!(
@@ -338,6 +345,7 @@ pub(crate) fn start_background(
     description: Option<&str>,
     ctx: &ToolContext,
     config: &ShellConfig,
+    sandbox: &Plan,
 ) -> Result<ToolOutput, ToolError> {
     let start = start_dir(ctx)?;
     let shells = Shells::of(ctx);
@@ -347,7 +355,7 @@ pub(crate) fn start_background(
     })?;
     let env_file = if shell == Shell::Posix { config.env_file.as_deref() } else { None };
     let prepared = shell
-        .prepare(command, &start.dir, env_file, None)
+        .prepare(command, &start.dir, env_file, None, sandbox.bwrap.as_ref())
         .map_err(|e| ToolError::io(format!("{tool} could not prepare the command: {e}")))?;
     let child = prepared.spec.spawn().map_err(|e| spawn_error(tool, &e))?;
     // A long command's temporary file lives as long as the task: the shell reads it when
@@ -359,8 +367,8 @@ pub(crate) fn start_background(
          Read new output with TaskOutput (task_id \"{id}\"); stop it with TaskStop.",
         path.display()
     );
-    if let Some(moved) = &start.moved {
-        text = format!("{text}\n{moved}");
+    for note in start.moved.iter().chain(&sandbox.note) {
+        text = format!("{text}\n{note}");
     }
     let structured = json!({
         "stdout": "",

@@ -18,7 +18,8 @@
 //!   marker saying what was cut and where the whole of it is;
 //! - [`foreground`]: one foreground run of Bash or PowerShell, from input to result;
 //! - [`exit`]: which exit codes of which commands are not failures;
-//! - [`registry`]: background shells, kept in the session's `AppState`.
+//! - [`registry`]: background shells, kept in the session's `AppState`;
+//! - [`sandbox`]: running a command under bubblewrap as the session's sandbox policy asks.
 
 pub(crate) mod config;
 pub(crate) mod drive;
@@ -26,6 +27,7 @@ pub(crate) mod excerpt;
 pub(crate) mod exit;
 pub(crate) mod foreground;
 pub(crate) mod registry;
+pub(crate) mod sandbox;
 pub(crate) mod script;
 
 use std::path::PathBuf;

@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 use tempfile::TempPath;
 use toolgate_core::process::ProcessSpec;
 
+use super::sandbox::Bwrap;
+
 /// The one-line wrapper around a POSIX command (see the module documentation).
 pub(crate) const POSIX_WRAPPER: &str = concat!(
     "exec 2>&1 </dev/null; ",
@@ -83,7 +85,8 @@ impl Shell {
     }
 
     /// Prepares `command` to run in `cwd`, sourcing `env_file` first (POSIX only) and
-    /// writing the final directory to `cwd_file` when given.
+    /// writing the final directory to `cwd_file` when given; inside `sandbox` when given
+    /// (POSIX only: PowerShell runs unsandboxed).
     ///
     /// # Errors
     ///
@@ -95,6 +98,7 @@ impl Shell {
         cwd: &Path,
         env_file: Option<&Path>,
         cwd_file: Option<&Path>,
+        sandbox: Option<&Bwrap>,
     ) -> io::Result<Prepared> {
         let mut files = Vec::new();
         let spec = match self {
@@ -123,7 +127,14 @@ impl Shell {
                     env_file.map(|p| p.as_os_str().to_owned()).unwrap_or_default(),
                     mode.into(),
                 ];
-                ProcessSpec::exec(shell, args)
+                match sandbox {
+                    Some(bwrap) => {
+                        let rw: Vec<&Path> = cwd_file.into_iter().collect();
+                        let ro: Vec<&Path> = env_file.into_iter().chain(files.iter().map(|f| f.as_ref())).collect();
+                        bwrap.wrap(shell, args, cwd, &rw, &ro)
+                    }
+                    None => ProcessSpec::exec(shell, args),
+                }
             }
             Self::Pwsh => {
                 let pwsh = find_program("pwsh")
