@@ -48,7 +48,8 @@ async fn probe(program: &Path) -> Result<(), String> {
         return known.clone();
     }
     let args = ["--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"];
-    let spec = ProcessSpec::exec(program, args).timeout(std::time::Duration::from_secs(10)).output_cap(16 * 1024);
+    let spec =
+        ProcessSpec::exec(program, args).cwd("/").timeout(std::time::Duration::from_secs(10)).output_cap(16 * 1024);
     let result = match spec.run(&CancellationToken::new()).await {
         Ok(outcome) if outcome.status.success() => Ok(()),
         Ok(outcome) => {

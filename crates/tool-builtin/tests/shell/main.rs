@@ -5,6 +5,7 @@
 //!   over inside the roots, classification;
 //! - `background`: background shells with TaskOutput and TaskStop;
 //! - `monitor`: output lines as progress events;
+//! - `sandbox`: Bash under bubblewrap (`sandbox` settings);
 //! - `texts`: snapshots of what the model reads.
 //!
 //! No test depends on timing: processes are coordinated through files, with bounded
@@ -16,5 +17,6 @@
 mod background;
 mod bash;
 mod monitor;
+mod sandbox;
 mod support;
 mod texts;
