@@ -582,4 +582,72 @@ mod tests {
         assert_eq!(hooks.iter().map(|(f, _)| f.origin.as_str()).collect::<Vec<_>>(), ["p", "u"]);
         assert!(!disabled, "the project's false outranks the user's true");
     }
+
+    #[test]
+    fn sandbox_settings_merge_and_bad_values_name_the_file() {
+        let mut loaded = LoadedSettings::default();
+        loaded.add(SettingsFile {
+            source: RuleSource::UserSettings,
+            origin: "user".into(),
+            anchor: "/home/u/.claude".into(),
+            value: json!({"sandbox": {
+                "enabled": false,
+                "failIfUnavailable": true,
+                "excludedCommands": ["docker"],
+                "filesystem": {"allowWrite": ["/var/cache/x"]},
+            }}),
+        });
+        loaded.add(SettingsFile {
+            source: RuleSource::ProjectSettings,
+            origin: "project".into(),
+            anchor: "/repo".into(),
+            value: json!({"sandbox": {
+                "enabled": true,
+                "allowUnsandboxedCommands": "no",
+                "excludedCommands": ["git push", 3],
+                "filesystem": {"allowWrite": ["build"]},
+                "network": {"allowedDomains": ["github.com"]},
+            }}),
+        });
+        let (policy, diags) = loaded.sandbox();
+        assert!(policy.enabled, "the project's true outranks the user's false");
+        assert!(policy.fail_if_unavailable);
+        assert!(policy.allow_unsandboxed, "a bad value is ignored, the default stays");
+        assert!(policy.network);
+        assert_eq!(policy.excluded_commands, ["git push", "docker"]);
+        assert_eq!(policy.allow_write, [PathBuf::from("/repo/build"), PathBuf::from("/var/cache/x")]);
+        let messages: Vec<String> = diags.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages.iter().any(|m| m.starts_with("project: `sandbox.allowUnsandboxedCommands` must be true or false"))
+        );
+        assert!(messages.iter().any(|m| m.starts_with("project: `sandbox.excludedCommands` entry 3")));
+
+        let mut bad = LoadedSettings::default();
+        bad.add(SettingsFile {
+            source: RuleSource::LocalSettings,
+            origin: "local".into(),
+            anchor: "/repo".into(),
+            value: json!({"sandbox": {"enabled": "yes", "excludedCommands": "docker"}}),
+        });
+        let (policy, diags) = bad.sandbox();
+        assert_eq!(policy, SandboxPolicy::default(), "nothing unusable is taken");
+        assert_eq!(diags.len(), 2);
+        assert!(diags.iter().all(|d| d.origin == "local"));
+        bad.add(SettingsFile {
+            source: RuleSource::UserSettings,
+            origin: "user".into(),
+            anchor: "/".into(),
+            value: json!({"sandbox": ["not", "an", "object"]}),
+        });
+        let (_, diags) = bad.sandbox();
+        assert!(diags.iter().any(|d| d.origin == "user" && d.message == "`sandbox` must be an object"));
+    }
+
+    #[test]
+    fn no_sandbox_settings_is_disabled() {
+        let (policy, diags) = LoadedSettings::default().sandbox();
+        assert!(!policy.enabled && policy.allow_unsandboxed && policy.bwrap.is_none());
+        assert!(diags.is_empty());
+    }
 }
