@@ -103,7 +103,7 @@ fn the_schema_has_claude_codes_fields() {
     let schema = tool.input_schema();
     let props = schema["properties"].as_object().unwrap();
     let names: Vec<&str> = props.keys().map(String::as_str).collect();
-    assert_eq!(names, ["command", "description", "run_in_background", "timeout"]);
+    assert_eq!(names, ["command", "dangerouslyDisableSandbox", "description", "run_in_background", "timeout"]);
     assert_eq!(schema["required"], json!(["command"]));
     assert_eq!(schema["additionalProperties"], false);
 }

@@ -9,7 +9,8 @@
 //! and the output (head and tail when long).
 //!
 //! Monitor follows Bash's permission rules: its permission target is the command, and it
-//! is never read-only.
+//! is never read-only. It follows the sandbox policy as Bash does (without
+//! `dangerouslyDisableSandbox`).
 
 mod prompt;
 
@@ -155,8 +156,10 @@ impl TypedTool for Monitor {
         let limit = (!persistent).then(|| timeout.duration());
         let dir = if ctx.cwd.is_dir() { ctx.cwd.clone() } else { ctx.roots.first().cloned().unwrap_or_default() };
         let env_file = self.config.env_file.as_deref();
+        // Monitor runs commands as Bash does, so it follows the sandbox policy too.
+        let sandbox = crate::shells::sandbox::plan(ctx, &input.command, false).await?;
         let prepared = Shell::Posix
-            .prepare(&input.command, &dir, env_file, None, None)
+            .prepare(&input.command, &dir, env_file, None, sandbox.bwrap.as_ref())
             .map_err(|e| ToolError::io(format!("Monitor could not prepare the command: {e}")))?;
         let mut child = prepared.spec.spawn().map_err(|e| spawn_error("Monitor", &e))?;
         let started = Instant::now();
@@ -185,6 +188,9 @@ impl TypedTool for Monitor {
         if let Some(note) = &timeout.note
             && !persistent
         {
+            text.push_str(&format!("\n{note}"));
+        }
+        if let Some(note) = &sandbox.note {
             text.push_str(&format!("\n{note}"));
         }
         if !shown.text.is_empty() {

@@ -123,6 +123,18 @@ async fn background_shells_are_sandboxed_too() {
 }
 
 #[tokio::test]
+async fn monitor_is_sandboxed_too() {
+    if !bwrap_usable().await {
+        return;
+    }
+    let (s, _keep, outside) = session(strict());
+    let target = outside.join("monitor.txt");
+    let err = s.call("Monitor", json!({"command": format!("touch {}", quote(&target))})).await.unwrap_err();
+    assert!(err.message().contains("Read-only file system"), "{}", err.message());
+    assert!(!target.exists());
+}
+
+#[tokio::test]
 async fn excluded_commands_and_dangerously_disable_sandbox_run_outside() {
     if !bwrap_usable().await {
         return;
