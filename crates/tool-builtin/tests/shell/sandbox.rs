@@ -122,6 +122,36 @@ async fn background_shells_are_sandboxed_too() {
     assert!(!target.exists());
 }
 
+/// Whether any process on the host has `token` in its command line.
+fn running_with(token: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().filter_map(Result::ok).any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|cmd| String::from_utf8_lossy(&cmd).replace('\0', " ").contains(token))
+    })
+}
+
+#[tokio::test]
+async fn a_daemon_that_leaves_the_group_dies_with_the_sandbox() {
+    if !bwrap_usable().await {
+        return;
+    }
+    let (s, _keep, _) = session(strict());
+    // A sleep length nobody else uses names the daemon on the host.
+    let token = format!("{}.{}", 90_000 + std::process::id() % 9_000, std::process::id() % 1000);
+    let command = format!("setsid sleep {token} >/dev/null 2>&1 < /dev/null & echo started");
+    let out = s.call("Bash", json!({"command": command})).await.unwrap();
+    assert_eq!(out.to_text(), "started");
+    let mut gone = false;
+    for _ in 0..2_000 {
+        if !running_with(&format!("sleep {token}")) {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(gone, "the setsid daemon outlived its sandbox");
+}
+
 #[tokio::test]
 async fn monitor_is_sandboxed_too() {
     if !bwrap_usable().await {
