@@ -487,3 +487,36 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
     }
     assert_eq!(left, Vec::<u32>::new(), "language server processes outlived the session");
 }
+
+#[test]
+fn sandbox_settings_put_bash_under_bubblewrap() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        r#"{"sandbox": {"enabled": true, "failIfUnavailable": true}}"#,
+    )
+    .unwrap();
+    let call = |command: String| {
+        let input = json!({ "command": command }).to_string();
+        let out = toolgate(dir.path()).args(["--allow", "Bash", "call", "Bash", &input, "--json"]).output().unwrap();
+        json_out(&out)
+    };
+    // failIfUnavailable: a missing or refused bubblewrap is an error that says so.
+    let probe = call("true".to_owned());
+    if probe["is_error"] == true {
+        let text = probe.to_string();
+        assert!(text.contains("bubblewrap"), "{text}");
+        eprintln!("skipped: bubblewrap cannot make a sandbox here: {text}");
+        return;
+    }
+    let target = outside.path().join("escaped.txt");
+    let v = call(format!("touch '{}'", target.display()));
+    assert_eq!(v["is_error"], true, "{v}");
+    assert!(v.to_string().contains("Read-only file system"), "{v}");
+    assert!(!target.exists());
+    let v = call("touch inside.txt".to_owned());
+    assert_eq!(v["is_error"], false, "{v}");
+    assert!(dir.path().join("inside.txt").exists());
+}
