@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::Path;
+
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
@@ -491,7 +493,13 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
 #[test]
 fn sandbox_settings_put_bash_under_bubblewrap() {
     let dir = tempfile::tempdir().unwrap();
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // Outside the working dir and outside /tmp, which the sandbox replaces with its own.
+    let outside = tempfile::tempdir_in(if Path::new("/var/tmp").is_dir() {
+        Path::new("/var/tmp")
+    } else {
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+    })
+    .unwrap();
     std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
     std::fs::write(
         dir.path().join(".claude/settings.json"),

@@ -38,9 +38,17 @@ fn strict() -> SandboxPolicy {
 fn session(policy: SandboxPolicy) -> (Session, tempfile::TempDir, PathBuf) {
     let mut s = Session::new();
     s.ctx.extensions.insert(policy);
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = tempfile::tempdir_in(outside_tmp()).unwrap();
     let path = outside.path().canonicalize().unwrap();
     (s, outside, path)
+}
+
+/// A folder for temporary directories outside `/tmp` (which the sandbox replaces with a
+/// private one): `/var/tmp`, else cargo's target tmp dir (itself under `/tmp` when the
+/// checkout is).
+fn outside_tmp() -> PathBuf {
+    let var_tmp = Path::new("/var/tmp");
+    if var_tmp.is_dir() { var_tmp.to_path_buf() } else { PathBuf::from(env!("CARGO_TARGET_TMPDIR")) }
 }
 
 fn quote(path: &Path) -> String {
