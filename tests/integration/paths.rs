@@ -168,6 +168,8 @@ async fn an_edit_deny_on_dot_env_holds_against_every_spelling() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A symlink to a folder outside the workspace is checked as its target: a deny rule on the
+/// target holds through the link, and a write through it lands outside the working
 /// directories, so acceptEdits does not auto-accept a write through it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_symlink_to_an_ssh_folder_is_treated_as_its_target() {
@@ -226,4 +228,30 @@ async fn dot_dot_cannot_escape_the_workspace() {
         .await;
     assert!(results[0].is_error && results[1].is_error, "{} / {}", text(&results[0]), text(&results[1]));
     assert!(!ws.ssh.join("authorized_keys").exists());
+}
+
+/// The shell resolves `link/..` to the parent of the link's target, not to the folder that
+/// holds the link: Bash paths are checked where the shell would open them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dot_dot_after_a_symlink_is_checked_where_the_shell_goes() {
+    let ws = Workspace::new(&json!({}));
+    let home = ws.ssh.parent().unwrap().to_path_buf();
+    std::fs::write(home.join("notes.txt"), "PRIVATE NOTES\n").unwrap();
+    let deny = format!("Read(/{}/**)", home.display());
+    std::fs::write(
+        ws.root.join(".claude/settings.json"),
+        json!({"permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(cat:*)"], "deny": [deny]}}).to_string(),
+    )
+    .unwrap();
+    let results = ws
+        .run(vec![
+            ToolCall::new("1", "Bash", json!({"command": "cat keys/../notes.txt"})),
+            ToolCall::new("2", "Bash", json!({"command": "echo attacker > keys/../planted.txt"})),
+        ])
+        .await;
+    assert!(results[0].is_error && text(&results[0]).contains("denied by the rule"), "{}", text(&results[0]));
+    assert!(!text(&results[0]).contains("PRIVATE NOTES"));
+    // Outside the working directories: not auto-accepted, and nobody to ask.
+    assert!(results[1].is_error, "{}", text(&results[1]));
+    assert!(!home.join("planted.txt").exists());
 }

@@ -29,8 +29,8 @@ use toolgate_core::{
 };
 
 use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only_command};
-use crate::path_rule::path_forms;
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
+use crate::real_path::Resolver;
 use crate::rule_index::{CommandIndex, RuleBook, ToolRules};
 use crate::rules::{CompiledRule, Family, Spec, home_dir};
 use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
@@ -736,7 +736,7 @@ impl PermissionEngine {
         ctx: &ToolContext,
     ) -> Content {
         let mut content = Content::default();
-        let roots = Roots::new(&ctx.roots);
+        let mut paths = Paths::new(&ctx.roots);
         let schema = tool.input_schema();
         // Parameter rules (deny/ask) apply to any tool.
         for r in tool_rules.params.iter().map(|&i| &rules[i]) {
@@ -756,7 +756,7 @@ impl PermissionEngine {
             Family::Read | Family::Edit => {
                 let is_edit = Family::of(name) == Family::Edit;
                 let target = tool.permission_target(input).map_or_else(|| ctx.cwd.clone(), |t| ctx.resolve_path(t));
-                let forms = path_forms(&target);
+                let forms = paths.forms(&target);
                 let shown = target.display().to_string();
                 let matches_any =
                     |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
@@ -772,7 +772,7 @@ impl PermissionEngine {
                 {
                     content.ask = Some((r.entry.clone(), format!("{name} of {shown}")));
                 }
-                let inside = forms.iter().all(|f| roots.contain(f));
+                let inside = paths.inside(&forms);
                 content.allow_rule =
                     content_rules(PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| r.entry.clone());
                 if is_edit {
@@ -861,7 +861,7 @@ impl PermissionEngine {
         let mut allowing_rule: Option<RuleEntry> = None;
 
         let home = self.home.as_deref();
-        let roots = Roots::new(&ctx.roots);
+        let mut paths = Paths::new(&ctx.roots);
         // Output redirections are writes, checked as Edit(path).
         for write in &analysis.writes {
             // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
@@ -875,8 +875,8 @@ impl PermissionEngine {
                     .get_or_insert_with(|| format!("the redirection target `{}` is not static", write.path));
                 continue;
             }
-            let target = ctx.resolve_path(expand_tilde(&write.path, home));
-            let forms = path_forms(&target);
+            let forms = paths.forms(&shell_path(&ctx.cwd, &write.path, home));
+            let target = &forms[0];
             if content.deny.is_none()
                 && let Some(r) = path_rules("Edit", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
             {
@@ -890,8 +890,7 @@ impl PermissionEngine {
             if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
                 content.protected.get_or_insert(reason);
             }
-            let inside = forms.iter().all(|f| roots.contain(f));
-            accept_ok &= inside;
+            accept_ok &= paths.inside(&forms);
             let allowed = path_rules("Edit", PermissionBehavior::Allow)
                 .find(|r| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f))));
             match allowed {
@@ -907,8 +906,8 @@ impl PermissionEngine {
             if read.contains('$') {
                 continue;
             }
-            let target = ctx.resolve_path(expand_tilde(read, home));
-            let forms = path_forms(&target);
+            let forms = paths.forms(&shell_path(&ctx.cwd, read, home));
+            let target = &forms[0];
             if content.deny.is_none()
                 && let Some(r) = path_rules("Read", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
             {
@@ -919,7 +918,7 @@ impl PermissionEngine {
             {
                 content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
             }
-            if !forms.iter().all(|f| roots.contain(f)) {
+            if !paths.inside(&forms) {
                 all_read_only = false;
             }
         }
@@ -956,8 +955,8 @@ impl PermissionEngine {
                     if arg.contains('$') {
                         continue;
                     }
-                    let target = ctx.resolve_path(expand_tilde(arg, home));
-                    let forms = path_forms(&target);
+                    let forms = paths.forms(&shell_path(&ctx.cwd, arg, home));
+                    let target = &forms[0];
                     for &family in families {
                         let verb = if family == "Read" { "reading" } else { "writing" };
                         if content.deny.is_none()
@@ -971,7 +970,7 @@ impl PermissionEngine {
                             content.ask = Some((r.entry.clone(), format!("{verb} {}", target.display())));
                         }
                     }
-                    if command_read_only && !forms.iter().all(|f| roots.contain(f)) {
+                    if command_read_only && !paths.inside(&forms) {
                         all_read_only = false;
                     }
                 }
@@ -982,9 +981,8 @@ impl PermissionEngine {
                     && !cmd.has_expansion
                     && cmd.wrappers.is_empty()
                     && operands(cmd).iter().all(|a| {
-                        let target = ctx.resolve_path(expand_tilde(a, home));
-                        let forms = path_forms(&target);
-                        forms.iter().all(|f| roots.contain(f) && protected_path_reason(f).is_none())
+                        let forms = paths.forms(&shell_path(&ctx.cwd, a, home));
+                        paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
                     });
                 accept_ok &= edits_ok;
                 // Allow rules: every command not read-only must be matched.
@@ -1035,25 +1033,38 @@ fn suffix(why: &str) -> String {
     if why.is_empty() { String::new() } else { format!(": {why}") }
 }
 
-/// The working directories and, where they differ, their real paths; computed once per
-/// call and only when a path must be checked.
-struct Roots<'a> {
+/// The paths of one decision: their forms through one [`Resolver`] (each directory entry
+/// looked up once per decision), and the working directories' forms, computed when a path
+/// must first be checked against them.
+struct Paths<'a> {
+    resolver: Resolver,
     roots: &'a [PathBuf],
-    forms: std::cell::OnceCell<Vec<PathBuf>>,
+    root_forms: Option<Vec<PathBuf>>,
 }
 
-impl<'a> Roots<'a> {
+impl<'a> Paths<'a> {
     fn new(roots: &'a [PathBuf]) -> Self {
-        Self { roots, forms: std::cell::OnceCell::new() }
+        Self { resolver: Resolver::default(), roots, root_forms: None }
     }
 
-    /// Whether `path` lies inside one of the roots.
-    fn contain(&self, path: &Path) -> bool {
-        self.forms
-            .get_or_init(|| self.roots.iter().flat_map(|r| path_forms(r)).collect())
-            .iter()
-            .any(|r| path.starts_with(r))
+    /// `path` as written (normalised) and the real path behind it, when that differs.
+    fn forms(&mut self, path: &Path) -> Vec<PathBuf> {
+        self.resolver.forms(path)
     }
+
+    /// Whether every form lies inside one of the working directories (in any of their forms).
+    fn inside(&mut self, forms: &[PathBuf]) -> bool {
+        let Self { resolver, roots, root_forms } = self;
+        let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
+        forms.iter().all(|f| root_forms.iter().any(|r| f.starts_with(r)))
+    }
+}
+
+/// The absolute path a shell word names, as the shell would open it: `~/` expanded, relative
+/// to `cwd`, `..` left for the resolver (after a symlink it leaves the target, not the link).
+fn shell_path(cwd: &Path, word: &str, home: Option<&Path>) -> PathBuf {
+    let path = expand_tilde(word, home);
+    if path.is_absolute() { path.into_owned() } else { cwd.join(path) }
 }
 
 fn basename(program: &str) -> &str {

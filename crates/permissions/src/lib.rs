@@ -32,6 +32,7 @@ mod llm;
 mod path_rule;
 mod pattern;
 mod prompt;
+mod real_path;
 mod rule;
 mod rule_index;
 mod rules;

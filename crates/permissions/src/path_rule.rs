@@ -129,36 +129,21 @@ impl PathPattern {
     }
 }
 
-/// A path and, when it differs, the real path behind symlinks. A path that does not exist
-/// yet resolves through its nearest existing ancestor.
+/// A path as written (`.` and `..` removed lexically) and, when it differs, the real path the
+/// kernel would open for it: symlinks followed, `..` applied to the directory reached so far
+/// (after a symlink, the parent of its target). A path that does not exist yet resolves
+/// through its deepest existing part, the rest appended as written.
 ///
 /// Deny and ask rules fire if *any* form matches; allow rules and "inside the working
 /// directories" need *every* form to match.
+///
+/// ```
+/// use std::path::Path;
+/// let forms = toolgate_permissions::path_forms(Path::new("/no/such/dir/../file"));
+/// assert_eq!(forms, [Path::new("/no/such/file")]);
+/// ```
 pub fn path_forms(path: &Path) -> Vec<PathBuf> {
-    let lexical = normalize_path(path);
-    let mut forms = vec![lexical.clone()];
-    let mut existing = lexical.as_path();
-    let mut tail = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            let mut full = real;
-            for part in tail.iter().rev() {
-                full.push(part);
-            }
-            if full != lexical {
-                forms.push(full);
-            }
-            break;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                tail.push(name.to_owned());
-                existing = parent;
-            }
-            _ => break,
-        }
-    }
-    forms
+    crate::real_path::Resolver::default().forms(path)
 }
 
 /// A compiled `domain:` specifier.
