@@ -22,6 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
+use globset::Candidate;
 use serde_json::Value;
 use toolgate_core::{
     BoxFuture, DecisionReason, PermissionBehavior, PermissionCheck, PermissionDecision, PermissionMode, RuleSource,
@@ -399,7 +400,7 @@ impl PermissionEngine {
         // The rules that name this tool (indexed once per tool, not scanned per call).
         let tool_rules = book.for_tool(&name);
         let relevant = || tool_rules.relevant.iter().map(|&i| &rules[i]);
-        let content = || content_cell.get_or_init(|| self.content(rules, &tool_rules, &name, tool, input, ctx));
+        let content = || content_cell.get_or_init(|| self.content(&book, &tool_rules, &name, tool, input, ctx));
         // Suggestions are only needed for an ask.
         let suggestions_cell = std::cell::OnceCell::new();
         let suggestions = || {
@@ -728,15 +729,16 @@ impl PermissionEngine {
     /// The content layer for one call.
     fn content(
         &self,
-        rules: &[CompiledRule],
+        book: &RuleBook,
         tool_rules: &ToolRules,
         name: &str,
         tool: &dyn Tool,
         input: &Value,
         ctx: &ToolContext,
     ) -> Content {
+        let rules = book.rules.as_slice();
         let mut content = Content::default();
-        let mut paths = Paths::new(&ctx.roots);
+        let mut paths = Paths::new(&ctx.cwd, &ctx.roots);
         let schema = tool.input_schema();
         // Parameter rules (deny/ask) apply to any tool.
         for r in tool_rules.params.iter().map(|&i| &rules[i]) {
@@ -790,7 +792,7 @@ impl PermissionEngine {
             Family::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
                 let analysis = analyze(command);
-                self.bash_content(rules, &tool_rules.commands, &analysis, ctx, &mut content);
+                self.bash_content(book, &tool_rules.commands, &analysis, ctx, &mut content);
                 content.analysis = Some(analysis);
             }
             Family::Web | Family::Named | Family::Other => {
@@ -822,18 +824,14 @@ impl PermissionEngine {
     /// The Bash part of the content layer: every subcommand on its own.
     fn bash_content(
         &self,
-        rules: &[CompiledRule],
+        book: &RuleBook,
         commands: &CommandIndex,
         analysis: &BashAnalysis,
         ctx: &ToolContext,
         content: &mut Content,
     ) {
-        let path_rules = |family: &'static str, behavior: PermissionBehavior| {
-            rules.iter().filter(move |r| {
-                r.behavior() == behavior && r.entry.rule.tool() == family && matches!(r.spec, Spec::Path(_))
-            })
-        };
-        let path_hit = |r: &CompiledRule, forms: &[PathBuf]| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
+        let rules = book.rules.as_slice();
+        let path_rules = book.paths();
 
         // Deny and ask rules fire on any subcommand, in any of its spellings. The spellings
         // are kept: forms[0] (the words joined) is what allow rules match too.
@@ -861,7 +859,7 @@ impl PermissionEngine {
         let mut allowing_rule: Option<RuleEntry> = None;
 
         let home = self.home.as_deref();
-        let mut paths = Paths::new(&ctx.roots);
+        let mut paths = Paths::new(&ctx.cwd, &ctx.roots);
         // Output redirections are writes, checked as Edit(path).
         for write in &analysis.writes {
             // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
@@ -877,13 +875,14 @@ impl PermissionEngine {
             }
             let forms = paths.forms(&shell_path(&ctx.cwd, &write.path, home));
             let target = &forms[0];
+            let candidates = candidates(&forms);
             if content.deny.is_none()
-                && let Some(r) = path_rules("Edit", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
+                && let Some(r) = path_rules.get("Edit", PermissionBehavior::Deny).any(rules, &candidates)
             {
                 content.deny = Some((r.entry.clone(), format!("writing {}", target.display())));
             }
             if content.ask.is_none()
-                && let Some(r) = path_rules("Edit", PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
+                && let Some(r) = path_rules.get("Edit", PermissionBehavior::Ask).any(rules, &candidates)
             {
                 content.ask = Some((r.entry.clone(), format!("writing {}", target.display())));
             }
@@ -891,9 +890,7 @@ impl PermissionEngine {
                 content.protected.get_or_insert(reason);
             }
             accept_ok &= paths.inside(&forms);
-            let allowed = path_rules("Edit", PermissionBehavior::Allow)
-                .find(|r| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f))));
-            match allowed {
+            match path_rules.get("Edit", PermissionBehavior::Allow).all(rules, &candidates) {
                 Some(r) => {
                     allowing_rule.get_or_insert_with(|| r.entry.clone());
                 }
@@ -908,13 +905,14 @@ impl PermissionEngine {
             }
             let forms = paths.forms(&shell_path(&ctx.cwd, read, home));
             let target = &forms[0];
+            let candidates = candidates(&forms);
             if content.deny.is_none()
-                && let Some(r) = path_rules("Read", PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
+                && let Some(r) = path_rules.get("Read", PermissionBehavior::Deny).any(rules, &candidates)
             {
                 content.deny = Some((r.entry.clone(), format!("reading {}", target.display())));
             }
             if content.ask.is_none()
-                && let Some(r) = path_rules("Read", PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
+                && let Some(r) = path_rules.get("Read", PermissionBehavior::Ask).any(rules, &candidates)
             {
                 content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
             }
@@ -957,15 +955,16 @@ impl PermissionEngine {
                     }
                     let forms = paths.forms(&shell_path(&ctx.cwd, arg, home));
                     let target = &forms[0];
+                    let candidates = candidates(&forms);
                     for &family in families {
                         let verb = if family == "Read" { "reading" } else { "writing" };
                         if content.deny.is_none()
-                            && let Some(r) = path_rules(family, PermissionBehavior::Deny).find(|r| path_hit(r, &forms))
+                            && let Some(r) = path_rules.get(family, PermissionBehavior::Deny).any(rules, &candidates)
                         {
                             content.deny = Some((r.entry.clone(), format!("{verb} {}", target.display())));
                         }
                         if content.ask.is_none()
-                            && let Some(r) = path_rules(family, PermissionBehavior::Ask).find(|r| path_hit(r, &forms))
+                            && let Some(r) = path_rules.get(family, PermissionBehavior::Ask).any(rules, &candidates)
                         {
                             content.ask = Some((r.entry.clone(), format!("{verb} {}", target.display())));
                         }
@@ -1043,8 +1042,8 @@ struct Paths<'a> {
 }
 
 impl<'a> Paths<'a> {
-    fn new(roots: &'a [PathBuf]) -> Self {
-        Self { resolver: Resolver::default(), roots, root_forms: None }
+    fn new(cwd: &Path, roots: &'a [PathBuf]) -> Self {
+        Self { resolver: Resolver::new(cwd), roots, root_forms: None }
     }
 
     /// `path` as written (normalised) and the real path behind it, when that differs.
@@ -1058,6 +1057,11 @@ impl<'a> Paths<'a> {
         let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
         forms.iter().all(|f| root_forms.iter().any(|r| f.starts_with(r)))
     }
+}
+
+/// The forms of a path as glob candidates, to match them against many path rules.
+fn candidates(forms: &[PathBuf]) -> Vec<Candidate<'_>> {
+    forms.iter().map(Candidate::new).collect()
 }
 
 /// The absolute path a shell word names, as the shell would open it: `~/` expanded, relative

@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 use toolgate_core::{PermissionBehavior, normalize_path};
 
 /// A compiled path specifier.
@@ -36,9 +36,9 @@ use toolgate_core::{PermissionBehavior, normalize_path};
 /// ```
 #[derive(Debug, Clone)]
 pub struct PathPattern {
-    glob: GlobMatcher,
-    /// For `dir/**`: `dir` itself (a search rooted at the directory is inside it).
-    dir: Option<GlobMatcher>,
+    /// The globs a matching path matches one of (see [`PathPattern::globs`]).
+    set: GlobSet,
+    globs: Vec<String>,
     text: String,
 }
 
@@ -99,34 +99,54 @@ impl PathPattern {
         } else {
             format!("{escaped_base}/{trimmed}{dir_only_suffix}")
         };
-        let compile = |p: &str| {
-            GlobBuilder::new(p)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .build()
-                .map(|g| g.compile_matcher())
-                .map_err(|e| format!("'{spec}' is not a valid glob: {e}"))
-        };
-        let glob = compile(&pattern)?;
-        let dir = match pattern.strip_suffix("/**") {
-            Some(dir) if !dir.is_empty() => Some(compile(dir)?),
-            _ => None,
-        };
-        Ok(Self { glob, dir, text: pattern })
+        // A path matches the glob, or lies below something that does (a directory
+        // pattern covers what is inside it), or is the directory a `dir/**` pattern names.
+        let mut globs = vec![pattern.clone()];
+        if !pattern.ends_with("/**") {
+            globs.push(format!("{pattern}/**"));
+        }
+        if let Some(dir) = pattern.strip_suffix("/**").filter(|d| !d.is_empty()) {
+            globs.push(dir.to_owned());
+        }
+        let set = glob_set(&globs).map_err(|e| format!("'{spec}' is not a valid glob: {e}"))?;
+        Ok(Self { set, globs, text: pattern })
     }
 
     /// Whether an absolute, normalized path matches (a directory pattern also covers what
     /// is inside it).
     pub fn matches(&self, path: &Path) -> bool {
-        self.glob.is_match(path)
-            || self.dir.as_ref().is_some_and(|d| d.is_match(path))
-            || path.ancestors().skip(1).any(|a| a != Path::new("/") && self.glob.is_match(a))
+        self.set.is_match(path)
+    }
+
+    /// [`PathPattern::matches`] for a path already made a glob candidate (to match one path
+    /// against many patterns).
+    pub fn matches_candidate(&self, path: &Candidate<'_>) -> bool {
+        self.set.is_match_candidate(path)
+    }
+
+    /// The globs a path is matched against: the specifier's glob, everything below what
+    /// it matches, and for `dir/**` the directory itself.
+    pub fn globs(&self) -> &[String] {
+        &self.globs
     }
 
     /// The absolute glob the specifier compiled to.
     pub fn as_glob(&self) -> &str {
         &self.text
     }
+}
+
+/// The globs as one set, compiled the way path specifiers are (`*` stops at `/`,
+/// backslash escapes).
+///
+/// # Errors
+/// The first glob that does not compile.
+pub(crate) fn glob_set<S: AsRef<str>>(globs: &[S]) -> Result<GlobSet, globset::Error> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(GlobBuilder::new(glob.as_ref()).literal_separator(true).backslash_escape(true).build()?);
+    }
+    builder.build()
 }
 
 /// A path as written (`.` and `..` removed lexically) and, when it differs, the real path the
@@ -143,7 +163,7 @@ impl PathPattern {
 /// assert_eq!(forms, [Path::new("/no/such/file")]);
 /// ```
 pub fn path_forms(path: &Path) -> Vec<PathBuf> {
-    crate::real_path::Resolver::default().forms(path)
+    crate::real_path::Resolver::new(Path::new("/")).forms(path)
 }
 
 /// A compiled `domain:` specifier.
@@ -243,6 +263,85 @@ mod tests {
         for (spec, behavior, path, want) in cases {
             let p = PathPattern::compile(spec, *behavior, &ctx()).unwrap();
             assert_eq!(p.matches(Path::new(path)), *want, "{spec} ({behavior}) vs {path} via {}", p.as_glob());
+        }
+    }
+
+    /// One glob set answers what matching the glob, the `dir` of `dir/**`, and every
+    /// ancestor but `/` one by one answers.
+    #[test]
+    fn the_glob_set_agrees_with_matching_each_ancestor() {
+        let specs = [
+            "//etc/passwd",
+            "//etc/**",
+            "~/.ssh/**",
+            "/src/**",
+            "./x.txt",
+            "*.env",
+            ".env",
+            "src/**",
+            "secrets/",
+            "*.rs",
+            "src/*.rs",
+            "src/**/*.rs",
+            "//tmp/[ab]",
+            "secrets",
+            "//",
+            "/",
+            "a/b",
+            "**/node_modules",
+            "//{a,b}/c",
+            "d?r/*",
+        ];
+        let paths = [
+            "/",
+            "/etc",
+            "/etc/passwd",
+            "/etc/ssh/x",
+            "/home/me/.ssh",
+            "/home/me/.ssh/id",
+            "/proj",
+            "/proj/src",
+            "/proj/src/a.rs",
+            "/proj/sub",
+            "/proj/sub/x.txt",
+            "/proj/sub/.env",
+            "/proj/sub/.env/inner",
+            "/proj/sub/a/b/prod.env",
+            "/proj/sub/secrets",
+            "/proj/sub/secrets/k/l",
+            "/proj/sub/src/a/b.rs",
+            "/tmp/a",
+            "/tmp/a/deeper",
+            "/tmp/c",
+            "/x/a/b/c",
+            "/a/c",
+            "/b/c/d",
+            "/proj/sub/node_modules/x/y",
+            "/proj/sub/dir/q",
+            "/proj/sub/dxr/q/r",
+        ];
+        for spec in specs {
+            for behavior in [Allow, Deny] {
+                let p = PathPattern::compile(spec, behavior, &ctx()).unwrap();
+                let one = |g: &str| {
+                    GlobBuilder::new(g)
+                        .literal_separator(true)
+                        .backslash_escape(true)
+                        .build()
+                        .unwrap()
+                        .compile_matcher()
+                };
+                let glob = one(p.as_glob());
+                let dir = p.as_glob().strip_suffix("/**").filter(|d| !d.is_empty()).map(one);
+                for path in paths {
+                    let path = Path::new(path);
+                    let expected = glob.is_match(path)
+                        || dir.as_ref().is_some_and(|d| d.is_match(path))
+                        || path.ancestors().skip(1).any(|a| a != Path::new("/") && glob.is_match(a));
+                    assert_eq!(p.matches(path), expected, "{spec} ({behavior}) vs {path:?} via {:?}", p.globs());
+                    assert_eq!(p.matches_candidate(&Candidate::new(path)), expected);
+                }
+            }
         }
     }
 

@@ -11,11 +11,10 @@
 //! (a model can create a symlink in one call and use it in the next).
 
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
-use std::path::{Component, Path, PathBuf};
-
-use toolgate_core::normalize_path;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
 
 /// How many symlinks one resolution follows before it gives up, as Linux does (`ELOOP`).
 const MAX_HOPS: usize = 40;
@@ -26,28 +25,83 @@ enum Entry {
     /// It exists and is not a symlink.
     Plain,
     /// A symlink, with its target as stored.
-    Link(PathBuf),
+    Link(Vec<u8>),
     /// It does not exist, or cannot be looked at (a missing or unreadable parent, a file
     /// used as a directory).
     Missing,
 }
 
 /// Resolves paths for one decision, remembering each directory entry it looked at.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Resolver {
-    seen: HashMap<PathBuf, Entry>,
+    /// What each real path looked at so far is.
+    seen: HashMap<Vec<u8>, Entry>,
+    /// The working directory as written, and the walk that resolved it (once, on first use):
+    /// paths below it continue from there.
+    base: Vec<u8>,
+    base_walk: Option<Walk>,
+}
+
+/// Where a resolution stands: the real path reached so far and how it got there.
+#[derive(Debug, Clone)]
+struct Walk {
+    /// The real path so far, absolute, without a trailing `/` (except the root itself).
+    real: Vec<u8>,
+    /// How many components `real` has.
+    depth: usize,
+    /// The depth at which the walk left the existing file system, if it has.
+    missing_from: Option<usize>,
+    /// How many symlinks were followed.
+    hops: usize,
+}
+
+impl Walk {
+    fn root() -> Self {
+        Walk { real: b"/".to_vec(), depth: 0, missing_from: None, hops: 0 }
+    }
+
+    fn push(&mut self, name: &[u8]) {
+        if self.real.len() > 1 {
+            self.real.push(b'/');
+        }
+        self.real.extend_from_slice(name);
+        self.depth += 1;
+    }
+
+    fn pop(&mut self) {
+        if self.depth == 0 {
+            return;
+        }
+        let cut = self.real.iter().rposition(|&b| b == b'/').unwrap_or(0);
+        self.real.truncate(cut.max(1));
+        self.depth -= 1;
+        if self.missing_from.is_some_and(|m| self.depth < m) {
+            self.missing_from = None;
+        }
+    }
 }
 
 impl Resolver {
+    /// A resolver for paths mostly below `cwd` (an absolute directory path).
+    pub(crate) fn new(cwd: &Path) -> Self {
+        let mut base = cwd.as_os_str().as_bytes().to_vec();
+        while base.len() > 1 && base.last() == Some(&b'/') {
+            base.pop();
+        }
+        Resolver { seen: HashMap::new(), base, base_walk: None }
+    }
+
     /// `path` as written with `.` and `..` removed lexically, and, when it differs, the real
     /// path the kernel would open for it (see [`Resolver::real`]).
     ///
     /// Deny and ask rules fire if *any* form matches; allow rules and "inside the working
     /// directories" need *every* form to match.
     pub(crate) fn forms(&mut self, path: &Path) -> Vec<PathBuf> {
-        let lexical = normalize_path(path);
-        let real = self.real(path);
-        if real == lexical { vec![lexical] } else { vec![lexical, real] }
+        let path = absolute(path);
+        let lexical = lexical(path.as_os_str().as_bytes());
+        let real = self.real_bytes(path.as_os_str().as_bytes());
+        let lexical = to_path(lexical);
+        if real == lexical.as_os_str().as_bytes() { vec![lexical] } else { vec![lexical, to_path(real)] }
     }
 
     /// The real path behind an absolute `path`: symlinks followed and `..` applied to the
@@ -56,78 +110,120 @@ impl Resolver {
     /// rest is appended as written (`..` still removing the component before it), which is
     /// the path a command would create. A chain of more than [`MAX_HOPS`] symlinks is
     /// treated as missing from the link that would exceed it.
+    #[cfg(test)]
     pub(crate) fn real(&mut self, path: &Path) -> PathBuf {
-        let mut real = PathBuf::from("/");
-        // Components still to walk, the next one last.
-        let mut pending: Vec<OsString> = Vec::new();
-        push_components(&mut pending, path);
-        let mut depth = 0usize;
-        // The depth at which the walk left the existing file system, if it has.
-        let mut missing_from: Option<usize> = None;
-        let mut hops = 0usize;
-        while let Some(part) = pending.pop() {
-            if part == ".." {
-                if real.pop() {
-                    depth -= 1;
+        let path = absolute(path);
+        to_path(self.real_bytes(path.as_os_str().as_bytes()))
+    }
+
+    fn real_bytes(&mut self, path: &[u8]) -> Vec<u8> {
+        // Below the working directory: continue from its walk.
+        let below_base = !self.base.is_empty()
+            && path.starts_with(&self.base)
+            && (path.len() == self.base.len() || path[self.base.len()] == b'/' || self.base == b"/");
+        if below_base {
+            let base = match &self.base_walk {
+                Some(walk) => walk.clone(),
+                None => {
+                    let base = std::mem::take(&mut self.base);
+                    let walk = self.walk(Walk::root(), &base);
+                    self.base = base;
+                    self.base_walk = Some(walk.clone());
+                    walk
                 }
-                if missing_from.is_some_and(|m| depth < m) {
-                    missing_from = None;
+            };
+            let rest = &path[self.base.len()..];
+            return self.walk(base, rest).real;
+        }
+        self.walk(Walk::root(), path).real
+    }
+
+    /// Continues `walk` through the components of `rest`.
+    fn walk(&mut self, mut walk: Walk, rest: &[u8]) -> Walk {
+        // The components still to walk: `rest`, with the targets of links met spliced in front.
+        let mut pending: Vec<u8> = rest.to_vec();
+        let mut at = 0;
+        while at < pending.len() {
+            let end = pending[at..].iter().position(|&b| b == b'/').map_or(pending.len(), |i| at + i);
+            let (start, next) = (at, end + 1);
+            at = next;
+            let part = &pending[start..end];
+            match part {
+                b"" | b"." => continue,
+                b".." => {
+                    walk.pop();
+                    continue;
                 }
+                _ => {}
+            }
+            walk.push(part);
+            if walk.missing_from.is_some() {
                 continue;
             }
-            real.push(&part);
-            depth += 1;
-            if missing_from.is_some() {
-                continue;
-            }
-            match self.entry(&real) {
+            match self.entry(&walk.real) {
                 Entry::Plain => {}
-                Entry::Missing => missing_from = Some(depth),
-                Entry::Link(_) if hops >= MAX_HOPS => missing_from = Some(depth),
-                Entry::Link(target) if target.as_os_str().is_empty() => missing_from = Some(depth),
+                Entry::Missing => walk.missing_from = Some(walk.depth),
+                Entry::Link(_) if walk.hops >= MAX_HOPS => walk.missing_from = Some(walk.depth),
+                Entry::Link(target) if target.is_empty() => walk.missing_from = Some(walk.depth),
                 Entry::Link(target) => {
-                    hops += 1;
-                    real.pop();
-                    depth -= 1;
-                    if target.is_absolute() {
-                        real = PathBuf::from("/");
-                        depth = 0;
+                    walk.hops += 1;
+                    walk.pop();
+                    if target.first() == Some(&b'/') {
+                        walk = Walk { hops: walk.hops, ..Walk::root() };
                     }
-                    push_components(&mut pending, &target);
+                    let mut spliced = target;
+                    spliced.push(b'/');
+                    spliced.extend_from_slice(pending.get(at..).unwrap_or_default());
+                    pending = spliced;
+                    at = 0;
                 }
             }
         }
-        real
+        walk
     }
 
     /// What `path` (whose parent is a real directory path) is, asking the file system once.
-    fn entry(&mut self, path: &Path) -> Entry {
+    fn entry(&mut self, path: &[u8]) -> Entry {
         if let Some(entry) = self.seen.get(path) {
             return entry.clone();
         }
-        let entry = match std::fs::read_link(path) {
-            Ok(target) => Entry::Link(target),
+        let entry = match std::fs::read_link(OsStr::from_bytes(path)) {
+            Ok(target) => Entry::Link(target.into_os_string().into_vec()),
             // EINVAL: it exists and is not a symlink.
             Err(e) if e.kind() == ErrorKind::InvalidInput => Entry::Plain,
             Err(_) => Entry::Missing,
         };
-        self.seen.insert(path.to_path_buf(), entry.clone());
+        self.seen.insert(path.to_vec(), entry.clone());
         entry
     }
 }
 
-/// Pushes the normal and `..` components of `path` onto `pending` so that the first one is
-/// popped first (the root and `.` are dropped).
-fn push_components(pending: &mut Vec<OsString>, path: &Path) {
-    let start = pending.len();
-    for component in path.components() {
-        match component {
-            Component::Normal(name) => pending.push(name.to_owned()),
-            Component::ParentDir => pending.push(OsString::from("..")),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+/// `path`, made absolute against the process's directory if it is not (the engine always
+/// passes absolute paths).
+fn absolute(path: &Path) -> std::borrow::Cow<'_, Path> {
+    if path.is_absolute() {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    std::borrow::Cow::Owned(cwd.join(path))
+}
+
+/// An absolute path with `.`, `..` and repeated `/` removed lexically (`..` at the root stays
+/// at the root), as [`toolgate_core::normalize_path`] does.
+fn lexical(path: &[u8]) -> Vec<u8> {
+    let mut walk = Walk::root();
+    for part in path.split(|&b| b == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => walk.pop(),
+            _ => walk.push(part),
         }
     }
-    pending[start..].reverse();
+    walk.real
+}
+
+fn to_path(bytes: Vec<u8>) -> PathBuf {
+    PathBuf::from(OsString::from_vec(bytes))
 }
 
 #[cfg(test)]
@@ -151,7 +247,7 @@ mod tests {
         symlink("a/b/c", root.join("rel")).unwrap();
         symlink("../..", root.join("a/b/c/up")).unwrap();
         symlink("rel", root.join("chain")).unwrap();
-        let mut resolver = Resolver::default();
+        let mut resolver = Resolver::new(Path::new("/"));
         for p in ["a/b/c/f.txt", "abs/c/f.txt", "rel/f.txt", "chain/f.txt", "rel/up/b", "a/b/c/up/b/c/up", "a/./b/../b"]
         {
             let path = root.join(p);
@@ -165,7 +261,7 @@ mod tests {
         std::fs::create_dir_all(root.join("outside/inner")).unwrap();
         std::fs::create_dir(root.join("repo")).unwrap();
         symlink(root.join("outside/inner"), root.join("repo/link")).unwrap();
-        let forms = Resolver::default().forms(&root.join("repo/link/../.env"));
+        let forms = Resolver::new(Path::new("/")).forms(&root.join("repo/link/../.env"));
         assert_eq!(forms, [root.join("repo/.env"), root.join("outside/.env")]);
     }
 
@@ -174,13 +270,13 @@ mod tests {
         let (_guard, root) = tmp();
         std::fs::create_dir(root.join("real")).unwrap();
         symlink(root.join("real"), root.join("link")).unwrap();
-        let mut resolver = Resolver::default();
+        let mut resolver = Resolver::new(Path::new("/"));
         assert_eq!(resolver.real(&root.join("link/new/deeper/f")), root.join("real/new/deeper/f"));
         // Back out of the missing part into the link again: it is still followed.
         assert_eq!(resolver.real(&root.join("new/../link/x")), root.join("real/x"));
         // A file used as a directory is missing below it.
         std::fs::write(root.join("real/file"), "").unwrap();
-        let mut fresh = Resolver::default();
+        let mut fresh = Resolver::new(Path::new("/"));
         assert_eq!(fresh.real(&root.join("link/file/x")), root.join("real/file/x"));
     }
 
@@ -190,7 +286,7 @@ mod tests {
         symlink(root.join("b"), root.join("a")).unwrap();
         symlink(root.join("a"), root.join("b")).unwrap();
         symlink(root.join("nowhere/target"), root.join("dangling")).unwrap();
-        let mut resolver = Resolver::default();
+        let mut resolver = Resolver::new(Path::new("/"));
         let looped = resolver.real(&root.join("a/x"));
         assert!(looped.starts_with(&root) && looped.ends_with("x"), "{looped:?}");
         // A dangling link resolves to where a write through it would land.
@@ -198,17 +294,38 @@ mod tests {
     }
 
     #[test]
+    fn paths_below_the_working_directory_resolve_as_from_the_root() {
+        let (_guard, root) = tmp();
+        std::fs::create_dir_all(root.join("real/sub")).unwrap();
+        std::fs::create_dir(root.join("other")).unwrap();
+        symlink(root.join("real"), root.join("link")).unwrap();
+        symlink(root.join("other"), root.join("real/sub/away")).unwrap();
+        for cwd in ["link", "link/", "link/sub/..", "real/sub/away", "missing/dir"] {
+            let cwd = root.join(cwd);
+            let mut based = Resolver::new(&cwd);
+            for p in ["", "x", "sub/away/y", "../z", "../../real/sub", "./a/../b"] {
+                let path = cwd.join(p);
+                let expected = Resolver::new(Path::new("/")).forms(&path);
+                assert_eq!(based.forms(&path), expected, "{cwd:?} + {p}");
+            }
+            // Paths elsewhere are resolved from the root.
+            assert_eq!(based.real(&root.join("link/sub")), root.join("real/sub"));
+        }
+    }
+
+    #[test]
     fn each_entry_is_looked_up_once_per_resolver() {
         let (_guard, root) = tmp();
         std::fs::create_dir(root.join("d")).unwrap();
-        let mut resolver = Resolver::default();
+        let mut resolver = Resolver::new(Path::new("/"));
         resolver.real(&root.join("d/x"));
         let after_first = resolver.seen.len();
+        assert!(after_first > 0);
         resolver.real(&root.join("d/x"));
         resolver.real(&root.join("d"));
         assert_eq!(resolver.seen.len(), after_first);
         // The answers do not outlive the resolver: a link made now is seen by a new one.
         symlink(root.join("d"), root.join("l")).unwrap();
-        assert_eq!(Resolver::default().real(&root.join("l/x")), root.join("d/x"));
+        assert_eq!(Resolver::new(Path::new("/")).real(&root.join("l/x")), root.join("d/x"));
     }
 }

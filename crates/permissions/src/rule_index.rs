@@ -3,12 +3,15 @@
 //!
 //! A rule book holds the compiled rules in settings order. The first call of a tool builds
 //! that tool's [`ToolRules`]: the rules that name it, the parameter rules among them, and
-//! for command specifiers an index by the command's first word. Adding rules clears the
-//! indexes; they are rebuilt on the next call.
+//! for command specifiers an index by the command's first word. The path rules a Bash
+//! command's files are checked against (`Read(…)` and `Edit(…)`) are compiled into one glob
+//! set per family and behaviour on first use. Adding rules clears the indexes; they are
+//! rebuilt on the next call.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
+use globset::{Candidate, GlobSet};
 use toolgate_core::PermissionBehavior;
 
 use crate::pattern::CommandPattern;
@@ -20,18 +23,26 @@ pub(crate) struct RuleBook {
     pub rules: Vec<CompiledRule>,
     /// Each tool's view of `rules`, by canonical tool name.
     by_tool: RwLock<HashMap<String, Arc<ToolRules>>>,
+    /// The `Read(path)` and `Edit(path)` rules as glob sets.
+    paths: OnceLock<PathRules>,
 }
 
 impl RuleBook {
     /// A book over `rules`.
     pub fn new(rules: Vec<CompiledRule>) -> Self {
-        RuleBook { rules, by_tool: RwLock::new(HashMap::new()) }
+        RuleBook { rules, by_tool: RwLock::new(HashMap::new()), paths: OnceLock::new() }
     }
 
     /// Adds rules at the end and drops the indexes built so far.
     pub fn extend(&mut self, rules: impl IntoIterator<Item = CompiledRule>) {
         self.rules.extend(rules);
         self.by_tool.get_mut().unwrap_or_else(PoisonError::into_inner).clear();
+        self.paths = OnceLock::new();
+    }
+
+    /// The path rules of the `Read` and `Edit` tools, by behaviour.
+    pub fn paths(&self) -> &PathRules {
+        self.paths.get_or_init(|| PathRules::build(&self.rules))
     }
 
     /// The rules that can apply to calls of `tool` (a canonical name).
@@ -125,6 +136,92 @@ impl CommandIndex {
     }
 }
 
+/// The path-specifier rules of the tools `Read` and `Edit`, each family and behaviour as one
+/// glob set: checking a file a command touches costs one set match per form of its path, not
+/// one glob per rule and ancestor.
+pub(crate) struct PathRules {
+    /// Read deny, ask, allow; then Edit deny, ask, allow.
+    sets: [PathRuleSet; 6],
+}
+
+impl PathRules {
+    fn build(rules: &[CompiledRule]) -> Self {
+        let behaviors = [PermissionBehavior::Deny, PermissionBehavior::Ask, PermissionBehavior::Allow];
+        let set = |i: usize| PathRuleSet::build(rules, if i < 3 { "Read" } else { "Edit" }, behaviors[i % 3]);
+        PathRules { sets: std::array::from_fn(set) }
+    }
+
+    /// The rules of `family` (`"Read"`, or anything else for `"Edit"`) with `behavior`.
+    pub fn get(&self, family: &str, behavior: PermissionBehavior) -> &PathRuleSet {
+        let base = if family == "Read" { 0 } else { 3 };
+        let offset = match behavior {
+            PermissionBehavior::Deny => 0,
+            PermissionBehavior::Ask => 1,
+            _ => 2,
+        };
+        &self.sets[base + offset]
+    }
+}
+
+/// The path rules of one tool and behaviour, in settings order, with their globs as one set.
+pub(crate) struct PathRuleSet {
+    /// The rules, as indexes into [`RuleBook::rules`], in settings order.
+    rules: Vec<usize>,
+    /// Every rule's globs; `None` if the set did not build (then each rule is tried alone).
+    set: Option<GlobSet>,
+    /// For each glob of `set`, the position in `rules` of the rule it belongs to.
+    owner: Vec<usize>,
+}
+
+impl PathRuleSet {
+    fn build(rules: &[CompiledRule], tool: &str, behavior: PermissionBehavior) -> Self {
+        let mut members = Vec::new();
+        let mut globs: Vec<&str> = Vec::new();
+        let mut owner = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            if let Spec::Path(pattern) = &rule.spec
+                && rule.behavior() == behavior
+                && rule.entry.rule.tool() == tool
+            {
+                for glob in pattern.globs() {
+                    globs.push(glob);
+                    owner.push(members.len());
+                }
+                members.push(i);
+            }
+        }
+        // Each glob already compiled alone, so the set builds; if it did not, the rules are
+        // tried one by one.
+        let set = crate::path_rule::glob_set(&globs).ok();
+        PathRuleSet { rules: members, set, owner }
+    }
+
+    /// The first rule, in settings order, that matches any of `forms`.
+    pub fn any<'r>(&self, rules: &'r [CompiledRule], forms: &[Candidate<'_>]) -> Option<&'r CompiledRule> {
+        let Some(set) = &self.set else {
+            return self.rules.iter().map(|&i| &rules[i]).find(|r| forms.iter().any(|f| path_match(r, f)));
+        };
+        let mut best: Option<usize> = None;
+        for form in forms {
+            if set.is_match_candidate(form)
+                && let Some(first) = set.matches_candidate(form).into_iter().map(|g| self.owner[g]).min()
+            {
+                best = Some(best.map_or(first, |b| b.min(first)));
+            }
+        }
+        best.map(|at| &rules[self.rules[at]])
+    }
+
+    /// The first rule, in settings order, that matches every one of `forms`.
+    pub fn all<'r>(&self, rules: &'r [CompiledRule], forms: &[Candidate<'_>]) -> Option<&'r CompiledRule> {
+        self.rules.iter().map(|&i| &rules[i]).find(|r| forms.iter().all(|f| path_match(r, f)))
+    }
+}
+
+fn path_match(rule: &CompiledRule, path: &Candidate<'_>) -> bool {
+    matches!(&rule.spec, Spec::Path(p) if p.matches_candidate(path))
+}
+
 /// The text before the first whitespace.
 fn first_word(command: &str) -> &str {
     command.split(char::is_whitespace).next().unwrap_or_default()
@@ -205,6 +302,59 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn compiled(texts: &[(&str, PermissionBehavior)]) -> Vec<CompiledRule> {
+        let mut diagnostics = Vec::new();
+        let rules = texts
+            .iter()
+            .map(|(text, behavior)| {
+                let entry = crate::settings::RuleEntry {
+                    rule: text.parse().unwrap(),
+                    text: (*text).to_owned(),
+                    behavior: *behavior,
+                    source: toolgate_core::RuleSource::Session,
+                    origin: "test".to_owned(),
+                    anchor: "/repo".into(),
+                };
+                CompiledRule::compile(entry, std::path::Path::new("/repo"), None, &mut diagnostics)
+            })
+            .collect();
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        rules
+    }
+
+    /// The glob set answers as the rules tried one by one in settings order do: the first
+    /// rule matching any form, and only rules of the family and behaviour asked for.
+    #[test]
+    fn path_sets_pick_the_first_rule_in_settings_order() {
+        use PermissionBehavior::{Allow, Deny};
+        let rules = compiled(&[
+            ("Bash(rm:*)", Deny),
+            ("Read(./secrets/**)", Deny),
+            ("Edit(./.env)", Deny),
+            ("Read(*.pem)", Deny),
+            ("Read(./.env)", Deny),
+            ("Read(./src/**)", Allow),
+        ]);
+        let book = RuleBook::new(rules);
+        let reads = book.paths().get("Read", Deny);
+        let text = |forms: &[&str]| {
+            let candidates: Vec<Candidate<'_>> = forms.iter().map(|f| Candidate::new(*f)).collect();
+            reads.any(&book.rules, &candidates).map(|r| r.entry.text.clone())
+        };
+        assert_eq!(text(&["/repo/secrets/k.pem"]).as_deref(), Some("Read(./secrets/**)"));
+        assert_eq!(text(&["/repo/a/.env", "/repo/secrets"]).as_deref(), Some("Read(./secrets/**)"));
+        assert_eq!(text(&["/repo/k.pem", "/repo/.env"]).as_deref(), Some("Read(*.pem)"));
+        assert_eq!(text(&["/repo/.env/inner"]).as_deref(), Some("Read(./.env)"));
+        assert_eq!(text(&["/repo/src/main.rs"]), None);
+        let edits = book.paths().get("Edit", Deny);
+        assert!(edits.any(&book.rules, &[Candidate::new("/repo/.env")]).is_some());
+        assert!(edits.any(&book.rules, &[Candidate::new("/repo/k.pem")]).is_none());
+        let allow = book.paths().get("Read", Allow);
+        let both = [Candidate::new("/repo/src/a.rs"), Candidate::new("/elsewhere/a.rs")];
+        assert!(allow.all(&book.rules, &both).is_none());
+        assert!(allow.all(&book.rules, &both[..1]).is_some());
     }
 
     #[test]
