@@ -843,10 +843,16 @@ impl PermissionEngine {
                 if slot.is_some() {
                     continue;
                 }
-                if let Some(r) = commands.find(rules, behavior, &forms.spellings()) {
+                let (spellings, len) = forms.spellings();
+                if let Some(r) = commands.find(rules, behavior, &spellings[..len]) {
                     *slot = Some((r.entry.clone(), format!("the command `{}`", cmd.text)));
                 }
             }
+        }
+
+        // A deny decides the call: nothing else in the content layer is looked at.
+        if content.deny.is_some() {
+            return;
         }
 
         // Each command's read-only verdict, computed once (the whole is read-only when every
@@ -1097,10 +1103,17 @@ struct CommandForms<'a> {
 }
 
 impl CommandForms<'_> {
-    fn spellings(&self) -> Vec<&str> {
-        let mut out = vec![self.joined.as_str(), self.text];
-        out.extend(self.bare.as_deref());
-        out
+    /// The distinct spellings (the source text is often the words joined).
+    fn spellings(&self) -> ([&str; 3], usize) {
+        let mut out = [self.joined.as_str(), "", ""];
+        let mut len = 1;
+        for extra in [Some(self.text), self.bare.as_deref()].into_iter().flatten() {
+            if !out[..len].contains(&extra) {
+                out[len] = extra;
+                len += 1;
+            }
+        }
+        (out, len)
     }
 }
 

@@ -40,12 +40,15 @@ pub(crate) struct Resolver {
     /// paths below it continue from there.
     base: Vec<u8>,
     base_walk: Option<Walk>,
+    /// A walk whose buffer is reused from path to path.
+    scratch: Walk,
 }
 
 /// Where a resolution stands: the real path reached so far and how it got there.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Walk {
-    /// The real path so far, absolute, without a trailing `/` (except the root itself).
+    /// The real path so far, absolute, without a trailing `/` (except the root itself;
+    /// empty stands for the root too, before the first component).
     real: Vec<u8>,
     /// How many components `real` has.
     depth: usize,
@@ -56,11 +59,19 @@ struct Walk {
 }
 
 impl Walk {
-    fn root() -> Self {
-        Walk { real: b"/".to_vec(), depth: 0, missing_from: None, hops: 0 }
+    /// Back at the root, keeping the buffer.
+    fn reset(&mut self) {
+        self.real.clear();
+        self.real.push(b'/');
+        self.depth = 0;
+        self.missing_from = None;
+        self.hops = 0;
     }
 
     fn push(&mut self, name: &[u8]) {
+        if self.real.is_empty() {
+            self.real.push(b'/');
+        }
         if self.real.len() > 1 {
             self.real.push(b'/');
         }
@@ -88,7 +99,7 @@ impl Resolver {
         while base.len() > 1 && base.last() == Some(&b'/') {
             base.pop();
         }
-        Resolver { seen: HashMap::new(), base, base_walk: None }
+        Resolver { seen: HashMap::new(), base, base_walk: None, scratch: Walk::default() }
     }
 
     /// `path` as written with `.` and `..` removed lexically, and, when it differs, the real
@@ -98,10 +109,16 @@ impl Resolver {
     /// directories" need *every* form to match.
     pub(crate) fn forms(&mut self, path: &Path) -> Vec<PathBuf> {
         let path = absolute(path);
-        let lexical = lexical(path.as_os_str().as_bytes());
-        let real = self.real_bytes(path.as_os_str().as_bytes());
-        let lexical = to_path(lexical);
-        if real == lexical.as_os_str().as_bytes() { vec![lexical] } else { vec![lexical, to_path(real)] }
+        let bytes = path.as_os_str().as_bytes();
+        let lexical = lexical(bytes);
+        let walk = self.resolve(bytes);
+        let forms = if walk.real == lexical {
+            vec![to_path(lexical)]
+        } else {
+            vec![to_path(lexical), to_path(walk.real.clone())]
+        };
+        self.scratch = walk;
+        forms
     }
 
     /// The real path behind an absolute `path`: symlinks followed and `..` applied to the
@@ -113,41 +130,55 @@ impl Resolver {
     #[cfg(test)]
     pub(crate) fn real(&mut self, path: &Path) -> PathBuf {
         let path = absolute(path);
-        to_path(self.real_bytes(path.as_os_str().as_bytes()))
+        let walk = self.resolve(path.as_os_str().as_bytes());
+        let real = to_path(walk.real.clone());
+        self.scratch = walk;
+        real
     }
 
-    fn real_bytes(&mut self, path: &[u8]) -> Vec<u8> {
+    /// Resolves `path` into a walk that reuses the resolver's scratch buffer (hand it back
+    /// through `self.scratch`).
+    fn resolve(&mut self, path: &[u8]) -> Walk {
+        let mut walk = std::mem::take(&mut self.scratch);
         // Below the working directory: continue from its walk.
         let below_base = !self.base.is_empty()
             && path.starts_with(&self.base)
             && (path.len() == self.base.len() || path[self.base.len()] == b'/' || self.base == b"/");
-        if below_base {
-            let base = match &self.base_walk {
-                Some(walk) => walk.clone(),
-                None => {
-                    let base = std::mem::take(&mut self.base);
-                    let walk = self.walk(Walk::root(), &base);
-                    self.base = base;
-                    self.base_walk = Some(walk.clone());
-                    walk
-                }
-            };
-            let rest = &path[self.base.len()..];
-            return self.walk(base, rest).real;
+        if !below_base {
+            walk.reset();
+            self.walk(&mut walk, path);
+            return walk;
         }
-        self.walk(Walk::root(), path).real
+        if self.base_walk.is_none() {
+            let base = std::mem::take(&mut self.base);
+            let mut base_walk = Walk::default();
+            base_walk.reset();
+            self.walk(&mut base_walk, &base);
+            self.base = base;
+            self.base_walk = Some(base_walk);
+        }
+        if let Some(base) = &self.base_walk {
+            walk.real.clear();
+            walk.real.extend_from_slice(&base.real);
+            walk.depth = base.depth;
+            walk.missing_from = base.missing_from;
+            walk.hops = base.hops;
+        }
+        let rest = &path[self.base.len()..];
+        self.walk(&mut walk, rest);
+        walk
     }
 
     /// Continues `walk` through the components of `rest`.
-    fn walk(&mut self, mut walk: Walk, rest: &[u8]) -> Walk {
-        // The components still to walk: `rest`, with the targets of links met spliced in front.
-        let mut pending: Vec<u8> = rest.to_vec();
+    fn walk(&mut self, walk: &mut Walk, rest: &[u8]) {
+        // The components still to walk: `rest`, with the targets of links met spliced in
+        // front (copied only when a link is met).
+        let mut pending = std::borrow::Cow::Borrowed(rest);
         let mut at = 0;
         while at < pending.len() {
             let end = pending[at..].iter().position(|&b| b == b'/').map_or(pending.len(), |i| at + i);
-            let (start, next) = (at, end + 1);
-            at = next;
-            let part = &pending[start..end];
+            let part = &pending[at..end];
+            at = end + 1;
             match part {
                 b"" | b"." => continue,
                 b".." => {
@@ -169,17 +200,18 @@ impl Resolver {
                     walk.hops += 1;
                     walk.pop();
                     if target.first() == Some(&b'/') {
-                        walk = Walk { hops: walk.hops, ..Walk::root() };
+                        let hops = walk.hops;
+                        walk.reset();
+                        walk.hops = hops;
                     }
                     let mut spliced = target;
                     spliced.push(b'/');
                     spliced.extend_from_slice(pending.get(at..).unwrap_or_default());
-                    pending = spliced;
+                    pending = std::borrow::Cow::Owned(spliced);
                     at = 0;
                 }
             }
         }
-        walk
     }
 
     /// What `path` (whose parent is a real directory path) is, asking the file system once.
@@ -211,7 +243,8 @@ fn absolute(path: &Path) -> std::borrow::Cow<'_, Path> {
 /// An absolute path with `.`, `..` and repeated `/` removed lexically (`..` at the root stays
 /// at the root), as [`toolgate_core::normalize_path`] does.
 fn lexical(path: &[u8]) -> Vec<u8> {
-    let mut walk = Walk::root();
+    let mut walk = Walk::default();
+    walk.reset();
     for part in path.split(|&b| b == b'/') {
         match part {
             b"" | b"." => {}
