@@ -527,6 +527,59 @@ fn near_misses_are_not_read_only() {
     run(NOT_READ_ONLY);
 }
 
+/// Reading a `command` child's field from its kind agrees with tree-sitter's field, for every
+/// command node of every case here and of the fuzz seeds.
+#[test]
+fn command_fields_from_kinds_agree_with_tree_sitter() {
+    let mut sources: Vec<String> =
+        [SMUGGLING, WRAPPERS, REDIRECTS, QUOTING, DYNAMIC, STRUCTURE, HAZARDS, READ_ONLY, NOT_READ_ONLY]
+            .iter()
+            .flat_map(|cases| cases.iter().map(|c| c.src.to_owned()))
+            .collect();
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/bash_analyze");
+    for entry in std::fs::read_dir(&seeds).unwrap() {
+        sources.push(String::from_utf8_lossy(&std::fs::read(entry.unwrap().path()).unwrap()).into_owned());
+    }
+    sources.extend(
+        [
+            "echo $\"hi\" x",
+            "[[ $a =~ ^x ]]",
+            "a=1 b=2 >f cmd x <<<s y > g",
+            "cmd (x)",
+            "f 2>&1 # c",
+            "x=$(y) z",
+            "cmd {a,b} $((1+2)) <(ls) $'q' 3<&0",
+            "cmd \\\n arg",
+            "! cmd",
+            "cmd == x",
+        ]
+        .map(str::to_owned),
+    );
+    let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&language).unwrap();
+    let mut checked = 0;
+    for src in &sources {
+        let tree = parser.parse(src, None).unwrap();
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            let mut named = false;
+            for index in 0..node.child_count() {
+                let child = node.child(index).unwrap();
+                stack.push(child);
+                if walk::kind_of(node) != "command" || walk::kind_of(child) == "variable_assignment" {
+                    continue;
+                }
+                let ours = walk::command_field(node, index as usize, child, named);
+                assert_eq!(ours, node.field_name_for_child(index), "{src:?}: child {index} ({})", child.kind());
+                named |= ours == Some("name");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} children checked");
+}
+
 #[test]
 fn there_are_at_least_150_cases() {
     let total = [SMUGGLING, WRAPPERS, REDIRECTS, QUOTING, DYNAMIC, STRUCTURE, HAZARDS, READ_ONLY, NOT_READ_ONLY]

@@ -209,6 +209,44 @@ impl<'t> Iterator for Children<'t> {
     }
 }
 
+/// The field a child of a `command` node fills (`name`, `argument` or `redirect`), read from
+/// its kind where tree-sitter-bash fixes it, since asking tree-sitter for a child's field scans
+/// the node's children each time. `after_name`: whether the command name came before it.
+///
+/// tree-sitter-bash's `command` is: assignments and redirects, the `name` (a
+/// `command_name`), then `argument`s (any word), `redirect`s (`file_redirect`,
+/// `herestring_redirect`) and unfielded subshells, with comments anywhere. Anonymous children
+/// (`$`, `=~`) and anything else are asked of tree-sitter.
+pub(super) fn command_field<'t>(command: Node<'t>, index: usize, child: Node<'t>, after_name: bool) -> Option<&'t str> {
+    if !child.is_named() || child.is_error() || child.is_missing() {
+        return u32::try_from(index).ok().and_then(|i| command.field_name_for_child(i));
+    }
+    match kind_of(child) {
+        "command_name" => Some("name"),
+        "file_redirect" | "herestring_redirect" => Some("redirect"),
+        "subshell" | "comment" | "variable_assignment" => None,
+        "word"
+        | "string"
+        | "raw_string"
+        | "concatenation"
+        | "number"
+        | "simple_expansion"
+        | "expansion"
+        | "command_substitution"
+        | "process_substitution"
+        | "arithmetic_expansion"
+        | "ansi_c_string"
+        | "translated_string"
+        | "brace_expression"
+        | "regex"
+            if after_name =>
+        {
+            Some("argument")
+        }
+        _ => u32::try_from(index).ok().and_then(|i| command.field_name_for_child(i)),
+    }
+}
+
 /// Node kinds that are words or expressions: walked only for the substitutions inside them.
 fn is_expression(kind: &str) -> bool {
     matches!(
@@ -519,11 +557,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
         let mut deferred = Vec::new();
         // The `$` of a `$"…"` translated string, which tree-sitter gives as a word of its own.
         let mut translated_start = None;
-        for (field, child) in children(node) {
+        let mut named = false;
+        for (index, child) in kids(node).enumerate() {
             if kind_of(child) == "variable_assignment" {
                 assignments.push(self.assignment(child));
                 continue;
             }
+            let field = command_field(node, index, child, named);
+            named |= field == Some("name");
             match field {
                 Some("redirect") => {
                     let mut prefix_extra = Vec::new();
