@@ -421,7 +421,11 @@ impl PermissionEngine {
             } else {
                 (behavior, reason, message)
             };
-            trace.push(LayerVerdict { layer: "result", verdict: format!("{behavior}: {message}") });
+            let mut verdict = String::with_capacity(behavior.as_str().len() + 2 + message.len());
+            verdict.push_str(behavior.as_str());
+            verdict.push_str(": ");
+            verdict.push_str(&message);
+            trace.push(LayerVerdict { layer: "result", verdict });
             let suggestions = if behavior == PermissionBehavior::Ask { suggestions().clone() } else { Vec::new() };
             Evaluation { decision: PermissionDecision::new(behavior, reason, message), trace, suggestions, ask }
         };
@@ -1074,7 +1078,18 @@ fn candidates(forms: &[PathBuf]) -> Vec<Candidate<'_>> {
 /// to `cwd`, `..` left for the resolver (after a symlink it leaves the target, not the link).
 fn shell_path(cwd: &Path, word: &str, home: Option<&Path>) -> PathBuf {
     let path = expand_tilde(word, home);
-    if path.is_absolute() { path.into_owned() } else { cwd.join(path) }
+    if path.is_absolute() {
+        return path.into_owned();
+    }
+    // `cwd/word` (what `Path::join` gives, in one allocation).
+    let (cwd, word) = (cwd.as_os_str(), path.as_os_str());
+    let mut joined = std::ffi::OsString::with_capacity(cwd.len() + 1 + word.len());
+    joined.push(cwd);
+    if !cwd.as_encoded_bytes().ends_with(b"/") {
+        joined.push("/");
+    }
+    joined.push(word);
+    PathBuf::from(joined)
 }
 
 fn basename(program: &str) -> &str {

@@ -118,9 +118,15 @@ impl CommandIndex {
         commands: &[&str],
     ) -> Option<&'r CompiledRule> {
         let mut best: Option<usize> = None;
+        // The spellings mostly share their first word: look it up once.
+        let mut last: Option<(&str, &[usize])> = None;
         for command in commands {
             let word = first_word(command);
-            let fixed = self.words(word);
+            let fixed = match last {
+                Some((seen, fixed)) if seen == word => fixed,
+                _ => self.words(word),
+            };
+            last = Some((word, fixed));
             for list in [fixed, self.any.as_slice()] {
                 // Each list is in settings order: its first hit is its best.
                 let hit = list.iter().copied().take_while(|&i| best.is_none_or(|b| i < b)).find(|&i| {
