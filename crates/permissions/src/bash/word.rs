@@ -112,6 +112,7 @@ impl Word {
 
     /// Appends unquoted source text, removing backslash escapes and line continuations.
     pub fn push_unquoted(&mut self, text: &str) {
+        self.value.reserve(text.len());
         let mut chars = text.chars();
         while let Some(c) = chars.next() {
             if c == '\\' {

@@ -601,7 +601,11 @@ impl Walker<'_, '_, '_> {
     /// The source text of `words`: as written where they are adjacent in the source, joined
     /// by a space where something else (a redirect) sits between them.
     fn text_of(&self, words: &[Word]) -> String {
-        let mut text = String::new();
+        let span = match (words.first(), words.last()) {
+            (Some(first), Some(last)) => last.end.saturating_sub(first.start),
+            _ => 0,
+        };
+        let mut text = String::with_capacity(span);
         for (k, word) in words.iter().enumerate() {
             if let Some(previous) = k.checked_sub(1).and_then(|p| words.get(p)) {
                 let gap = if previous.end <= word.start { self.slice(previous.end, word.start) } else { "" };
