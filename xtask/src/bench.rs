@@ -227,7 +227,12 @@ impl Bench {
         if !finished.success {
             bail!("`{}` failed", benches.display());
         }
-        let executables = bench_executables(&finished.captured);
+        // Cargo names them relative to the workspace when the target dir is inside it, and
+        // each bench runs from its crate's directory.
+        let executables: BTreeMap<String, PathBuf> = bench_executables(&finished.captured)
+            .into_iter()
+            .map(|(name, path)| (name, if path.is_absolute() { path } else { self.root.join(path) }))
+            .collect();
         for (_, _, name) in BENCHES {
             if !executables.contains_key(name) {
                 bail!("`{}` named no executable for the bench `{name}`", benches.display());
