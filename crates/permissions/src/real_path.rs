@@ -346,6 +346,74 @@ mod tests {
         }
     }
 
+    /// Random trees of folders, files and symlinks (relative, absolute, dangling, looping),
+    /// and random paths through them with `.` and `..`: wherever the path exists, the
+    /// resolver agrees with the kernel's `realpath`, from the root and from a working
+    /// directory alike.
+    #[test]
+    fn random_trees_agree_with_realpath() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % n as u64).unwrap_or(0)
+        };
+        let names = ["a", "b", "c", "d", "e"];
+        let mut compared = 0;
+        for _ in 0..40 {
+            let (_guard, root) = tmp();
+            let mut dirs = vec![root.clone()];
+            for _ in 0..14 {
+                let parent = dirs[next(dirs.len())].clone();
+                let at = parent.join(names[next(names.len())]);
+                if std::fs::symlink_metadata(&at).is_ok() {
+                    continue;
+                }
+                match next(4) {
+                    0 | 1 => {
+                        std::fs::create_dir(&at).unwrap();
+                        dirs.push(at);
+                    }
+                    2 => std::fs::write(&at, "").unwrap(),
+                    _ => {
+                        // A target somewhere in the tree (or above it, or missing), written
+                        // absolute or relative with `..`.
+                        let target_dir = &dirs[next(dirs.len())];
+                        let target = target_dir.join(names[next(names.len())]);
+                        let target = if next(2) == 0 {
+                            target
+                        } else {
+                            let depth = at.strip_prefix(&root).map_or(0, |p| p.components().count() - 1);
+                            let mut rel = PathBuf::new();
+                            for _ in 0..depth {
+                                rel.push("..");
+                            }
+                            rel.join(target.strip_prefix(&root).unwrap_or(&target))
+                        };
+                        symlink(&target, &at).unwrap();
+                    }
+                }
+            }
+            for _ in 0..60 {
+                let mut path = root.clone();
+                for _ in 0..1 + next(5) {
+                    path.push(match next(7) {
+                        0 => "..",
+                        1 => ".",
+                        _ => names[next(names.len())],
+                    });
+                }
+                let Ok(expected) = std::fs::canonicalize(&path) else { continue };
+                let cwd = &dirs[next(dirs.len())];
+                assert_eq!(Resolver::new(Path::new("/")).real(&path), expected, "{path:?}");
+                assert_eq!(Resolver::new(cwd).real(&path), expected, "{path:?} from {cwd:?}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 300, "only {compared} paths existed");
+    }
+
     #[test]
     fn each_entry_is_looked_up_once_per_resolver() {
         let (_guard, root) = tmp();
