@@ -130,19 +130,29 @@ fn rules() -> Value {
     json!({"permissions": {"allow": allow, "deny": deny, "ask": ask}})
 }
 
+/// The engine for a session in `cwd`, with the rules of [`rules`] in its project settings.
+fn engine_in(cwd: &str) -> PermissionEngine {
+    let mut loaded = LoadedSettings::default();
+    loaded.add(SettingsFile {
+        source: RuleSource::ProjectSettings,
+        origin: format!("{cwd}/.claude/settings.json"),
+        anchor: cwd.into(),
+        value: rules(),
+    });
+    let (settings, _) = loaded.permissions();
+    PermissionEngine::builder(settings).home(Some("/home/u".into())).cwd(cwd).build()
+}
+
+/// A session in `/repo`, which does not exist: resolving a path stops at its first lookup.
 fn engine() -> &'static PermissionEngine {
     static ENGINE: OnceLock<PermissionEngine> = OnceLock::new();
-    ENGINE.get_or_init(|| {
-        let mut loaded = LoadedSettings::default();
-        loaded.add(SettingsFile {
-            source: RuleSource::ProjectSettings,
-            origin: "/repo/.claude/settings.json".into(),
-            anchor: "/repo".into(),
-            value: rules(),
-        });
-        let (settings, _) = loaded.permissions();
-        PermissionEngine::builder(settings).home(Some("/home/u".into())).cwd("/repo").build()
-    })
+    ENGINE.get_or_init(|| engine_in("/repo"))
+}
+
+/// A session in this crate's folder of the checkout: paths resolve through real folders.
+fn checkout_engine() -> &'static PermissionEngine {
+    static ENGINE: OnceLock<PermissionEngine> = OnceLock::new();
+    ENGINE.get_or_init(|| engine_in(env!("CARGO_MANIFEST_DIR")))
 }
 
 #[divan::bench]
@@ -166,15 +176,25 @@ fn analysis(bencher: divan::Bencher) {
     });
 }
 
-#[divan::bench]
-fn decision(bencher: divan::Bencher) {
+fn decide_all(bencher: divan::Bencher, engine: &PermissionEngine, cwd: &str) {
     let bash = ToolBuilder::new("Bash").build();
-    let mut ctx = ToolContext::new("/repo");
+    let mut ctx = ToolContext::new(cwd);
     ctx.permission_mode = PermissionMode::Default;
     let inputs: Vec<Value> = corpus().iter().map(|c| json!({"command": c})).collect();
     bencher.bench(|| {
         for input in &inputs {
-            divan::black_box(engine().evaluate(&*bash, input, &ctx, None));
+            divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
         }
     });
+}
+
+#[divan::bench]
+fn decision(bencher: divan::Bencher) {
+    decide_all(bencher, engine(), "/repo");
+}
+
+/// The same decisions in a working directory that exists (more lookups per path).
+#[divan::bench]
+fn decision_in_checkout(bencher: divan::Bencher) {
+    decide_all(bencher, checkout_engine(), env!("CARGO_MANIFEST_DIR"));
 }

@@ -146,14 +146,14 @@ impl Resolver {
             && (path.len() == self.base.len() || path[self.base.len()] == b'/' || self.base == b"/");
         if !below_base {
             walk.reset();
-            self.walk(&mut walk, path);
+            self.walk_from_root(&mut walk, path);
             return walk;
         }
         if self.base_walk.is_none() {
             let base = std::mem::take(&mut self.base);
             let mut base_walk = Walk::default();
             base_walk.reset();
-            self.walk(&mut base_walk, &base);
+            self.walk_from_root(&mut base_walk, &base);
             self.base = base;
             self.base_walk = Some(base_walk);
         }
@@ -167,6 +167,27 @@ impl Resolver {
         let rest = &path[self.base.len()..];
         self.walk(&mut walk, rest);
         walk
+    }
+
+    /// Walks `path` from the root into `walk` (which stands at the root). A path without `.`
+    /// or `..` is first put to the kernel whole: when no symlink is on it, its real path is
+    /// itself, known from one system call instead of one per component.
+    fn walk_from_root(&mut self, walk: &mut Walk, path: &[u8]) {
+        let plain_parts = path.split(|&b| b == b'/').all(|part| part != b"." && part != b"..");
+        let verdict = if plain_parts { links_on(path) } else { Links::Unknown };
+        match verdict {
+            Links::NoneExists | Links::NoneBeforeMissing => {
+                for part in path.split(|&b| b == b'/').filter(|part| !part.is_empty()) {
+                    walk.push(part);
+                }
+                if matches!(verdict, Links::NoneBeforeMissing) {
+                    // Some component is missing, so everything below the path is too; which
+                    // one is not known, so `..` out of it is looked at again.
+                    walk.missing_from = Some(walk.depth);
+                }
+            }
+            Links::Unknown => self.walk(walk, path),
+        }
     }
 
     /// Continues `walk` through the components of `rest`.
@@ -228,6 +249,40 @@ impl Resolver {
         self.seen.insert(path.to_vec(), entry.clone());
         entry
     }
+}
+
+/// What the kernel says of the symlinks on a path (one without `.` or `..`).
+enum Links {
+    /// The path exists and no component of it is a symlink.
+    NoneExists,
+    /// A component is missing (or a file is used as a folder), and none before it is a
+    /// symlink.
+    NoneBeforeMissing,
+    /// A symlink is on the path, or the kernel could not say (no `openat2`, no permission).
+    Unknown,
+}
+
+/// Opens `path` (`O_PATH`, nothing read) refusing every symlink on the way, the last
+/// component's included (`RESOLVE_NO_SYMLINKS` without `O_NOFOLLOW`): success means no
+/// symlink is on the path; `ENOENT`/`ENOTDIR` mean none is before the missing component;
+/// anything else (`ELOOP` for a symlink, `ENOSYS` on kernels before 5.6, `EACCES`) is left
+/// to the component walk.
+#[cfg(target_os = "linux")]
+fn links_on(path: &[u8]) -> Links {
+    use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
+    use rustix::io::Errno;
+    let flags = OFlags::PATH | OFlags::CLOEXEC;
+    match openat2(CWD, OsStr::from_bytes(path), flags, Mode::empty(), ResolveFlags::NO_SYMLINKS) {
+        Ok(_fd) => Links::NoneExists,
+        Err(Errno::NOENT | Errno::NOTDIR) => Links::NoneBeforeMissing,
+        Err(_) => Links::Unknown,
+    }
+}
+
+/// Elsewhere there is no `openat2`: every path is walked component by component.
+#[cfg(not(target_os = "linux"))]
+fn links_on(_path: &[u8]) -> Links {
+    Links::Unknown
 }
 
 /// `path`, made absolute against the process's directory if it is not (the engine always
