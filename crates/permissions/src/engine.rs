@@ -986,7 +986,10 @@ impl PermissionEngine {
             }
             // acceptEdits: simple file commands on paths inside the working dirs.
             if !command_read_only {
-                let edits_ok = ACCEPT_EDITS_COMMANDS.contains(&program)
+                // (Only acceptEdits mode reads the verdict: other modes skip the paths.)
+                let edits_ok = accept_ok
+                    && ctx.permission_mode == PermissionMode::AcceptEdits
+                    && ACCEPT_EDITS_COMMANDS.contains(&program)
                     && !cmd.has_expansion
                     && cmd.wrappers.is_empty()
                     && operands(cmd).iter().all(|a| {

@@ -169,12 +169,15 @@ impl Resolver {
         walk
     }
 
-    /// Walks `path` from the root into `walk` (which stands at the root). A path without `.`
-    /// or `..` is first put to the kernel whole: when no symlink is on it, its real path is
-    /// itself, known from one system call instead of one per component.
+    /// Walks `path` from the root into `walk` (which stands at the root). A path of three or
+    /// more components without `.` or `..` is first put to the kernel whole: when no symlink
+    /// is on it, its real path is itself, known from one open instead of one lookup per
+    /// component.
     fn walk_from_root(&mut self, walk: &mut Walk, path: &[u8]) {
-        let plain_parts = path.split(|&b| b == b'/').all(|part| part != b"." && part != b"..");
-        let verdict = if plain_parts { links_on(path) } else { Links::Unknown };
+        let mut parts = path.split(|&b| b == b'/').filter(|part| !part.is_empty());
+        // Two system calls (open, close) pay off from three components on.
+        let worth_it = parts.clone().nth(2).is_some() && parts.all(|part| part != b"." && part != b"..");
+        let verdict = if worth_it { links_on(path) } else { Links::Unknown };
         match verdict {
             Links::NoneExists | Links::NoneBeforeMissing => {
                 for part in path.split(|&b| b == b'/').filter(|part| !part.is_empty()) {
