@@ -886,13 +886,14 @@ impl PermissionEngine {
             let forms = paths.forms(&shell_path(&ctx.cwd, &write.path, home));
             let target = &forms[0];
             let candidates = candidates(&forms);
+            let hits = path_rules.hits(rules, &candidates);
             if content.deny.is_none()
-                && let Some(r) = path_rules.get("Edit", PermissionBehavior::Deny).any(rules, &candidates)
+                && let Some(r) = hits.first("Edit", PermissionBehavior::Deny)
             {
                 content.deny = Some((r.entry.clone(), format!("writing {}", target.display())));
             }
             if content.ask.is_none()
-                && let Some(r) = path_rules.get("Edit", PermissionBehavior::Ask).any(rules, &candidates)
+                && let Some(r) = hits.first("Edit", PermissionBehavior::Ask)
             {
                 content.ask = Some((r.entry.clone(), format!("writing {}", target.display())));
             }
@@ -900,7 +901,7 @@ impl PermissionEngine {
                 content.protected.get_or_insert(reason);
             }
             accept_ok &= paths.inside(&forms);
-            match path_rules.get("Edit", PermissionBehavior::Allow).all(rules, &candidates) {
+            match path_rules.all(rules, "Edit", PermissionBehavior::Allow, &candidates) {
                 Some(r) => {
                     allowing_rule.get_or_insert_with(|| r.entry.clone());
                 }
@@ -915,14 +916,14 @@ impl PermissionEngine {
             }
             let forms = paths.forms(&shell_path(&ctx.cwd, read, home));
             let target = &forms[0];
-            let candidates = candidates(&forms);
+            let hits = path_rules.hits(rules, &candidates(&forms));
             if content.deny.is_none()
-                && let Some(r) = path_rules.get("Read", PermissionBehavior::Deny).any(rules, &candidates)
+                && let Some(r) = hits.first("Read", PermissionBehavior::Deny)
             {
                 content.deny = Some((r.entry.clone(), format!("reading {}", target.display())));
             }
             if content.ask.is_none()
-                && let Some(r) = path_rules.get("Read", PermissionBehavior::Ask).any(rules, &candidates)
+                && let Some(r) = hits.first("Read", PermissionBehavior::Ask)
             {
                 content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
             }
@@ -965,16 +966,16 @@ impl PermissionEngine {
                     }
                     let forms = paths.forms(&shell_path(&ctx.cwd, arg, home));
                     let target = &forms[0];
-                    let candidates = candidates(&forms);
+                    let hits = path_rules.hits(rules, &candidates(&forms));
                     for &family in families {
                         let verb = if family == "Read" { "reading" } else { "writing" };
                         if content.deny.is_none()
-                            && let Some(r) = path_rules.get(family, PermissionBehavior::Deny).any(rules, &candidates)
+                            && let Some(r) = hits.first(family, PermissionBehavior::Deny)
                         {
                             content.deny = Some((r.entry.clone(), format!("{verb} {}", target.display())));
                         }
                         if content.ask.is_none()
-                            && let Some(r) = path_rules.get(family, PermissionBehavior::Ask).any(rules, &candidates)
+                            && let Some(r) = hits.first(family, PermissionBehavior::Ask)
                         {
                             content.ask = Some((r.entry.clone(), format!("{verb} {}", target.display())));
                         }

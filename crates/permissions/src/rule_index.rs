@@ -142,52 +142,26 @@ impl CommandIndex {
     }
 }
 
-/// The path-specifier rules of the tools `Read` and `Edit`, each family and behaviour as one
-/// glob set: checking a file a command touches costs one set match per form of its path, not
-/// one glob per rule and ancestor.
+/// The path-specifier rules of the tools `Read` and `Edit`, all their globs as one set:
+/// checking a file a command touches costs one set match per form of its path, whatever the
+/// number of rules, families and behaviours.
 pub(crate) struct PathRules {
-    /// Read deny, ask, allow; then Edit deny, ask, allow.
-    sets: [PathRuleSet; 6],
+    /// The rules, as indexes into [`RuleBook::rules`], in settings order.
+    members: Vec<usize>,
+    /// Every rule's globs; `None` if the set did not build (then each rule is tried alone).
+    set: Option<GlobSet>,
+    /// For each glob of `set`, the position in `members` of the rule it belongs to.
+    owner: Vec<usize>,
 }
 
 impl PathRules {
     fn build(rules: &[CompiledRule]) -> Self {
-        let behaviors = [PermissionBehavior::Deny, PermissionBehavior::Ask, PermissionBehavior::Allow];
-        let set = |i: usize| PathRuleSet::build(rules, if i < 3 { "Read" } else { "Edit" }, behaviors[i % 3]);
-        PathRules { sets: std::array::from_fn(set) }
-    }
-
-    /// The rules of `family` (`"Read"`, or anything else for `"Edit"`) with `behavior`.
-    pub fn get(&self, family: &str, behavior: PermissionBehavior) -> &PathRuleSet {
-        let base = if family == "Read" { 0 } else { 3 };
-        let offset = match behavior {
-            PermissionBehavior::Deny => 0,
-            PermissionBehavior::Ask => 1,
-            _ => 2,
-        };
-        &self.sets[base + offset]
-    }
-}
-
-/// The path rules of one tool and behaviour, in settings order, with their globs as one set.
-pub(crate) struct PathRuleSet {
-    /// The rules, as indexes into [`RuleBook::rules`], in settings order.
-    rules: Vec<usize>,
-    /// Every rule's globs; `None` if the set did not build (then each rule is tried alone).
-    set: Option<GlobSet>,
-    /// For each glob of `set`, the position in `rules` of the rule it belongs to.
-    owner: Vec<usize>,
-}
-
-impl PathRuleSet {
-    fn build(rules: &[CompiledRule], tool: &str, behavior: PermissionBehavior) -> Self {
         let mut members = Vec::new();
         let mut globs: Vec<&str> = Vec::new();
         let mut owner = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
             if let Spec::Path(pattern) = &rule.spec
-                && rule.behavior() == behavior
-                && rule.entry.rule.tool() == tool
+                && matches!(rule.entry.rule.tool(), "Read" | "Edit")
             {
                 for glob in pattern.globs() {
                     globs.push(glob);
@@ -199,28 +173,50 @@ impl PathRuleSet {
         // Each glob already compiled alone, so the set builds; if it did not, the rules are
         // tried one by one.
         let set = crate::path_rule::glob_set(&globs).ok();
-        PathRuleSet { rules: members, set, owner }
+        PathRules { members, set, owner }
     }
 
-    /// The first rule, in settings order, that matches any of `forms`.
-    pub fn any<'r>(&self, rules: &'r [CompiledRule], forms: &[Candidate<'_>]) -> Option<&'r CompiledRule> {
+    /// The rules matching any of `forms` (the forms of one path), in settings order.
+    pub fn hits<'r>(&self, rules: &'r [CompiledRule], forms: &[Candidate<'_>]) -> PathHits<'r> {
         let Some(set) = &self.set else {
-            return self.rules.iter().map(|&i| &rules[i]).find(|r| forms.iter().any(|f| path_match(r, f)));
+            let hits = self.members.iter().map(|&i| &rules[i]).filter(|r| forms.iter().any(|f| path_match(r, f)));
+            return PathHits(hits.collect());
         };
-        let mut best: Option<usize> = None;
+        let mut positions: Vec<usize> = Vec::new();
         for form in forms {
-            if set.is_match_candidate(form)
-                && let Some(first) = set.matches_candidate(form).into_iter().map(|g| self.owner[g]).min()
-            {
-                best = Some(best.map_or(first, |b| b.min(first)));
+            if set.is_match_candidate(form) {
+                positions.extend(set.matches_candidate(form).into_iter().map(|g| self.owner[g]));
             }
         }
-        best.map(|at| &rules[self.rules[at]])
+        positions.sort_unstable();
+        positions.dedup();
+        PathHits(positions.into_iter().map(|at| &rules[self.members[at]]).collect())
     }
 
-    /// The first rule, in settings order, that matches every one of `forms`.
-    pub fn all<'r>(&self, rules: &'r [CompiledRule], forms: &[Candidate<'_>]) -> Option<&'r CompiledRule> {
-        self.rules.iter().map(|&i| &rules[i]).find(|r| forms.iter().all(|f| path_match(r, f)))
+    /// The first rule of `family` with `behavior`, in settings order, that matches every one
+    /// of `forms` (what an allow rule must do).
+    pub fn all<'r>(
+        &self,
+        rules: &'r [CompiledRule],
+        family: &str,
+        behavior: PermissionBehavior,
+        forms: &[Candidate<'_>],
+    ) -> Option<&'r CompiledRule> {
+        self.members
+            .iter()
+            .map(|&i| &rules[i])
+            .filter(|r| r.behavior() == behavior && r.entry.rule.tool() == family)
+            .find(|r| forms.iter().all(|f| path_match(r, f)))
+    }
+}
+
+/// The path rules that match one path (in any of its forms), in settings order.
+pub(crate) struct PathHits<'r>(Vec<&'r CompiledRule>);
+
+impl<'r> PathHits<'r> {
+    /// The first of them for `family` (`"Read"` or `"Edit"`) with `behavior`.
+    pub fn first(&self, family: &str, behavior: PermissionBehavior) -> Option<&'r CompiledRule> {
+        self.0.iter().copied().find(|r| r.behavior() == behavior && r.entry.rule.tool() == family)
     }
 }
 
@@ -344,23 +340,21 @@ mod tests {
             ("Read(./src/**)", Allow),
         ]);
         let book = RuleBook::new(rules);
-        let reads = book.paths().get("Read", Deny);
-        let text = |forms: &[&str]| {
+        let first = |family: &str, forms: &[&str]| {
             let candidates: Vec<Candidate<'_>> = forms.iter().map(|f| Candidate::new(*f)).collect();
-            reads.any(&book.rules, &candidates).map(|r| r.entry.text.clone())
+            book.paths().hits(&book.rules, &candidates).first(family, Deny).map(|r| r.entry.text.clone())
         };
+        let text = |forms: &[&str]| first("Read", forms);
         assert_eq!(text(&["/repo/secrets/k.pem"]).as_deref(), Some("Read(./secrets/**)"));
         assert_eq!(text(&["/repo/a/.env", "/repo/secrets"]).as_deref(), Some("Read(./secrets/**)"));
         assert_eq!(text(&["/repo/k.pem", "/repo/.env"]).as_deref(), Some("Read(*.pem)"));
         assert_eq!(text(&["/repo/.env/inner"]).as_deref(), Some("Read(./.env)"));
         assert_eq!(text(&["/repo/src/main.rs"]), None);
-        let edits = book.paths().get("Edit", Deny);
-        assert!(edits.any(&book.rules, &[Candidate::new("/repo/.env")]).is_some());
-        assert!(edits.any(&book.rules, &[Candidate::new("/repo/k.pem")]).is_none());
-        let allow = book.paths().get("Read", Allow);
+        assert_eq!(first("Edit", &["/repo/.env"]).as_deref(), Some("Edit(./.env)"));
+        assert_eq!(first("Edit", &["/repo/k.pem"]), None);
         let both = [Candidate::new("/repo/src/a.rs"), Candidate::new("/elsewhere/a.rs")];
-        assert!(allow.all(&book.rules, &both).is_none());
-        assert!(allow.all(&book.rules, &both[..1]).is_some());
+        assert!(book.paths().all(&book.rules, "Read", Allow, &both).is_none());
+        assert!(book.paths().all(&book.rules, "Read", Allow, &both[..1]).is_some());
     }
 
     #[test]
