@@ -5,8 +5,14 @@
 //! cargo build --release -p toolgate-mcp-test-server
 //! cargo bench -p toolgate-mcp --bench adapter
 //! ```
+//!
+//! After divan's two blocks (each side timed in its own block of samples), a measured run
+//! (`--bench`) also alternates the two calls round by round and prints that table too
+//! (`TOOLGATE_MCP_PAIRED=0` skips it): load that changes between divan's blocks moves their
+//! ratio, not the interleaved one.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
@@ -18,6 +24,9 @@ use toolgate_pipeline::{Session, ToolCall};
 
 fn main() {
     divan::main();
+    if std::env::args().any(|a| a == "--bench") && std::env::var("TOOLGATE_MCP_PAIRED").as_deref() != Ok("0") {
+        interleaved();
+    }
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -41,41 +50,123 @@ fn test_server() -> PathBuf {
     bin
 }
 
+/// A direct rmcp client of its own test server.
+struct Direct {
+    client: rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    _child: toolgate_core::process::ProcessHandle,
+    args: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Direct {
+    fn connect(rt: &tokio::runtime::Runtime) -> Self {
+        let _enter = rt.enter();
+        let mut child = ProcessSpec::exec(test_server(), Vec::<String>::new())
+            .cwd(std::env::temp_dir())
+            .discard_stderr()
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn: {e}"));
+        let (Some(stdout), Some(stdin)) = (child.take_stdout(), child.take_stdin()) else { panic!("no pipes") };
+        let client = rt.block_on(().serve((stdout, stdin))).unwrap_or_else(|e| panic!("initialize: {e}"));
+        let args = json!({"text": "hello"}).as_object().cloned().unwrap_or_default();
+        Direct { client, _child: child, args }
+    }
+
+    fn call(&self, rt: &tokio::runtime::Runtime) -> rmcp::model::CallToolResult {
+        let params = CallToolRequestParams::new("echo").with_arguments(self.args.clone());
+        rt.block_on(self.client.call_tool(params)).unwrap_or_else(|e| panic!("call: {e}"))
+    }
+}
+
+/// A session whose pool holds the test server's tools, through toolgate's MCP adapter.
+struct Adapted {
+    manager: McpManager,
+    session: Session,
+}
+
+impl Adapted {
+    fn connect(rt: &tokio::runtime::Runtime) -> Self {
+        let config = McpServerConfig::stdio("test", test_server().to_string_lossy(), Vec::<String>::new());
+        let manager = rt.block_on(McpManager::connect_all(vec![config], ConnectOptions::new(std::env::temp_dir())));
+        let pool = ToolPool::builder().mcps(manager.tools()).build();
+        let session =
+            Session::builder().cwd(std::env::temp_dir()).pool(pool).mode(PermissionMode::BypassPermissions).build();
+        Adapted { manager, session }
+    }
+
+    fn call(&self, rt: &tokio::runtime::Runtime) -> Vec<toolgate_pipeline::ToolResultBlock> {
+        let results = rt.block_on(self.session.run_message(vec![ToolCall::new(
+            "t1",
+            "mcp__test__echo",
+            json!({"text": "hello"}),
+        )]));
+        if results[0].is_error {
+            panic!("the call failed: {:?}", results[0].content);
+        }
+        results
+    }
+}
+
 #[divan::bench]
 fn direct_rmcp_call(bencher: divan::Bencher) {
     let rt = runtime();
-    let _enter = rt.enter();
-    let mut child = ProcessSpec::exec(test_server(), Vec::<String>::new())
-        .cwd(std::env::temp_dir())
-        .discard_stderr()
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn: {e}"));
-    let (Some(stdout), Some(stdin)) = (child.take_stdout(), child.take_stdin()) else { panic!("no pipes") };
-    let client = rt.block_on(().serve((stdout, stdin))).unwrap_or_else(|e| panic!("initialize: {e}"));
-    let args = json!({"text": "hello"}).as_object().cloned().unwrap_or_default();
-    bencher.bench_local(|| {
-        let params = CallToolRequestParams::new("echo").with_arguments(args.clone());
-        rt.block_on(client.call_tool(params)).unwrap_or_else(|e| panic!("call: {e}"))
-    });
-    let _ = rt.block_on(client.cancel());
-    drop(child);
+    let direct = Direct::connect(&rt);
+    bencher.bench_local(|| direct.call(&rt));
+    let _ = rt.block_on(direct.client.cancel());
 }
 
 #[divan::bench]
 fn adapter_and_pipeline(bencher: divan::Bencher) {
     let rt = runtime();
-    let config = McpServerConfig::stdio("test", test_server().to_string_lossy(), Vec::<String>::new());
-    let manager = rt.block_on(McpManager::connect_all(vec![config], ConnectOptions::new(std::env::temp_dir())));
-    let pool = ToolPool::builder().mcps(manager.tools()).build();
-    let session =
-        Session::builder().cwd(std::env::temp_dir()).pool(pool).mode(PermissionMode::BypassPermissions).build();
-    bencher.bench_local(|| {
-        let results =
-            rt.block_on(session.run_message(vec![ToolCall::new("t1", "mcp__test__echo", json!({"text": "hello"}))]));
-        if results[0].is_error {
-            panic!("the call failed: {:?}", results[0].content);
+    let adapted = Adapted::connect(&rt);
+    bencher.bench_local(|| adapted.call(&rt));
+    rt.block_on(adapted.manager.shutdown());
+}
+
+/// Both calls alternated round by round (the order flipping every round), so that load from
+/// other processes falls on both alike; printed as a divan-style table (`interleaved_adapter`,
+/// `interleaved_direct`), which `cargo xtask bench` reads for its row 8.
+fn interleaved() {
+    const ROUNDS: usize = 400;
+    let rt = runtime();
+    let direct = Direct::connect(&rt);
+    let adapted = Adapted::connect(&rt);
+    for _ in 0..20 {
+        divan::black_box(direct.call(&rt));
+        divan::black_box(adapted.call(&rt));
+    }
+    let (mut ours, mut theirs) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
+    let time = |f: &dyn Fn()| {
+        let started = Instant::now();
+        f();
+        started.elapsed()
+    };
+    for round in 0..ROUNDS {
+        let adapter = || drop(divan::black_box(adapted.call(&rt)));
+        let plain = || drop(divan::black_box(direct.call(&rt)));
+        if round % 2 == 0 {
+            ours.push(time(&adapter));
+            theirs.push(time(&plain));
+        } else {
+            theirs.push(time(&plain));
+            ours.push(time(&adapter));
         }
-        results
-    });
-    rt.block_on(manager.shutdown());
+    }
+    println!(
+        "\ninterleaved             fastest       │ slowest       │ median        │ mean          │ samples │ iters"
+    );
+    for (branch, name, times) in [("├─", "interleaved_adapter", &mut ours), ("╰─", "interleaved_direct", &mut theirs)]
+    {
+        times.sort_unstable();
+        let mean = times.iter().sum::<Duration>() / u32::try_from(times.len()).unwrap_or(u32::MAX);
+        let shown = |d: Duration| format!("{:.1} µs", d.as_secs_f64() * 1e6);
+        println!(
+            "{branch} {name:<20} {:<13} │ {:<13} │ {:<13} │ {:<13} │ {ROUNDS:<7} │ {ROUNDS}",
+            shown(times[0]),
+            shown(times[times.len() - 1]),
+            shown(times[times.len() / 2]),
+            shown(mean),
+        );
+    }
+    let _ = rt.block_on(direct.client.cancel());
+    rt.block_on(adapted.manager.shutdown());
 }
