@@ -301,7 +301,7 @@ fn absolute(path: &Path) -> std::borrow::Cow<'_, Path> {
 /// An absolute path with `.`, `..` and repeated `/` removed lexically (`..` at the root stays
 /// at the root), as [`toolgate_core::normalize_path`] does.
 fn lexical(path: &[u8]) -> Vec<u8> {
-    let mut walk = Walk::default();
+    let mut walk = Walk { real: Vec::with_capacity(path.len().max(1)), ..Walk::default() };
     walk.reset();
     for part in path.split(|&b| b == b'/') {
         match part {

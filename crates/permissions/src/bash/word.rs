@@ -113,7 +113,15 @@ impl Word {
     /// Appends unquoted source text, removing backslash escapes and line continuations.
     pub fn push_unquoted(&mut self, text: &str) {
         self.value.reserve(text.len());
-        let mut chars = text.chars();
+        // Runs of characters that mean nothing to globbing, escaping or tildes are copied
+        // whole; the rest goes through the scan one character at a time.
+        let plain =
+            |b: u8| b.is_ascii() && !matches!(b, b'\\' | b'*' | b'?' | b'[' | b']' | b'{' | b'}' | b',' | b'.' | b'~');
+        let run = text.bytes().take_while(|&b| plain(b)).count();
+        if run > 0 {
+            self.push_opaque(&text[..run]);
+        }
+        let mut chars = text[run..].chars();
         while let Some(c) = chars.next() {
             if c == '\\' {
                 match chars.next() {
