@@ -458,7 +458,14 @@ impl Bench {
         let batch = "a message of ten concurrency-safe 50 ms calls vs one";
         match self.divan("overhead", &[], &[]) {
             Ok(m) => vec![
-                m.row("5a", overhead, "seven_steps", "direct_call", 1.0, Target::DifferenceBelow(5e-6)),
+                m.interleaved_row(
+                    "5a",
+                    overhead,
+                    ("interleaved_seven_steps", "interleaved_direct_call"),
+                    ("seven_steps", "direct_call"),
+                    Target::DifferenceBelow(5e-6),
+                    "300 rounds, each 200 calls through the pipeline and 200 direct calls",
+                ),
                 m.row(
                     "5b",
                     batch,
@@ -521,21 +528,14 @@ impl Bench {
     fn mcp_call(&self) -> Vec<Row> {
         let what = "MCP `echo` call through toolgate (adapter + pipeline) vs a direct rmcp client, stdio, same server";
         match self.divan("adapter", &[], &[]) {
-            // The interleaved table (both calls alternated round by round) when the bench
-            // printed it; divan's separate blocks otherwise.
-            Ok(m) if m.found.contains_key("interleaved_adapter") => {
-                let row = m.row("8", what, "interleaved_adapter", "interleaved_direct", 1.0, Target::RatioAtMost(1.2));
-                let block =
-                    |path: &str| m.found.get(path).map(|d| Quantity::Time(d.as_secs_f64()).display().to_string());
-                vec![match (block("adapter_and_pipeline"), block("direct_rmcp_call")) {
-                    (Some(ours), Some(theirs)) => row.note(format!(
-                        "Medians of 400 rounds, each one call through toolgate and one direct call in alternating \
-                         order. Timed in separate divan blocks instead: {ours} vs {theirs}."
-                    )),
-                    _ => row,
-                }]
-            }
-            Ok(m) => vec![m.row("8", what, "adapter_and_pipeline", "direct_rmcp_call", 1.0, Target::RatioAtMost(1.2))],
+            Ok(m) => vec![m.interleaved_row(
+                "8",
+                what,
+                ("interleaved_adapter", "interleaved_direct"),
+                ("adapter_and_pipeline", "direct_rmcp_call"),
+                Target::RatioAtMost(1.2),
+                "400 rounds, each one call through toolgate and one direct call",
+            )],
             Err(error) => vec_error("8", what, Target::RatioAtMost(1.2), &error),
         }
     }
@@ -606,6 +606,32 @@ impl Medians {
                 target,
                 format!("{} printed no median for `{ours}` or `{reference}`", self.bench),
             ),
+        }
+    }
+
+    /// A row from the bench's interleaved table (`interleaved`: ours, reference) when it
+    /// printed one, naming divan's separate blocks (`blocks`) in the note; otherwise the row
+    /// of the blocks.
+    fn interleaved_row(
+        &self,
+        id: &str,
+        what: &str,
+        interleaved: (&str, &str),
+        blocks: (&str, &str),
+        target: Target,
+        rounds: &str,
+    ) -> Row {
+        if !self.found.contains_key(interleaved.0) {
+            return self.row(id, what, blocks.0, blocks.1, 1.0, target);
+        }
+        let row = self.row(id, what, interleaved.0, interleaved.1, 1.0, target);
+        let block = |path: &str| self.found.get(path).map(|d| Quantity::Time(d.as_secs_f64()).display().to_string());
+        match (block(blocks.0), block(blocks.1)) {
+            (Some(ours), Some(reference)) => row.note(format!(
+                "Medians of {rounds}, in alternating order. Timed in separate divan blocks instead: {ours} vs \
+                 {reference}."
+            )),
+            _ => row,
         }
     }
 

@@ -2,6 +2,11 @@
 //! it directly, and ten concurrency-safe 50 ms calls in one message against one.
 //!
 //! `cargo bench -p toolgate-pipeline --bench overhead`
+//!
+//! A measured run (`--bench`) then also alternates batches of the two single calls round by
+//! round and prints that table (`interleaved_seven_steps`, `interleaved_direct_call`), which
+//! `cargo xtask bench` reads for its row 5a: load that changes between divan's blocks moves
+//! their ratio, not the interleaved one.
 
 use std::time::Duration;
 
@@ -9,8 +14,14 @@ use serde_json::json;
 use toolgate_core::{PermissionMode, ToolBuilder, ToolContext, ToolOutput, ToolPool};
 use toolgate_pipeline::{Session, ToolCall};
 
+#[path = "../../../bench/interleave.rs"]
+mod interleave;
+
 fn main() {
     divan::main();
+    if std::env::args().any(|a| a == "--bench") {
+        interleaved();
+    }
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -21,6 +32,14 @@ fn noop() -> toolgate_core::DynTool {
     ToolBuilder::new("Noop")
         .schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false}))
         .call(|_, _| async { Ok(ToolOutput::text("ok")) })
+        .build()
+}
+
+fn session() -> Session {
+    Session::builder()
+        .pool(ToolPool::builder().builtin(noop()).build())
+        .cwd("/tmp")
+        .mode(PermissionMode::BypassPermissions)
         .build()
 }
 
@@ -36,12 +55,19 @@ fn direct_call(bencher: divan::Bencher) {
 #[divan::bench]
 fn seven_steps(bencher: divan::Bencher) {
     let rt = runtime();
-    let session = Session::builder()
-        .pool(ToolPool::builder().builtin(noop()).build())
-        .cwd("/tmp")
-        .mode(PermissionMode::BypassPermissions)
-        .build();
+    let session = session();
     bencher.bench_local(|| rt.block_on(session.run_message(vec![ToolCall::new("t", "Noop", json!({"n": 1}))])));
+}
+
+/// The two single calls, in batches of 200, alternated round by round.
+fn interleaved() {
+    let rt = runtime();
+    let (tool, ctx, input, session) = (noop(), ToolContext::new("/tmp"), json!({"n": 1}), session());
+    let direct = || drop(divan::black_box(rt.block_on(tool.call(input.clone(), &ctx))));
+    let piped =
+        || drop(divan::black_box(rt.block_on(session.run_message(vec![ToolCall::new("t", "Noop", json!({"n": 1}))]))));
+    let [ours, theirs] = interleave::alternate(300, 200, &piped, &direct);
+    interleave::print("interleaved", &mut [("interleaved_seven_steps", ours), ("interleaved_direct_call", theirs)]);
 }
 
 fn sleeper() -> toolgate_core::DynTool {

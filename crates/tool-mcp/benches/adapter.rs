@@ -7,12 +7,10 @@
 //! ```
 //!
 //! After divan's two blocks (each side timed in its own block of samples), a measured run
-//! (`--bench`) also alternates the two calls round by round and prints that table too
-//! (`TOOLGATE_MCP_PAIRED=0` skips it): load that changes between divan's blocks moves their
-//! ratio, not the interleaved one.
+//! (`--bench`) also alternates the two calls round by round and prints that table too: load
+//! that changes between divan's blocks moves their ratio, not the interleaved one.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
@@ -22,9 +20,12 @@ use toolgate_core::{PermissionMode, ToolPool};
 use toolgate_mcp::{ConnectOptions, McpManager, McpServerConfig};
 use toolgate_pipeline::{Session, ToolCall};
 
+#[path = "../../../bench/interleave.rs"]
+mod interleave;
+
 fn main() {
     divan::main();
-    if std::env::args().any(|a| a == "--bench") && std::env::var("TOOLGATE_MCP_PAIRED").as_deref() != Ok("0") {
+    if std::env::args().any(|a| a == "--bench") {
         interleaved();
     }
 }
@@ -126,7 +127,6 @@ fn adapter_and_pipeline(bencher: divan::Bencher) {
 /// other processes falls on both alike; printed as a divan-style table (`interleaved_adapter`,
 /// `interleaved_direct`), which `cargo xtask bench` reads for its row 8.
 fn interleaved() {
-    const ROUNDS: usize = 400;
     let rt = runtime();
     let direct = Direct::connect(&rt);
     let adapted = Adapted::connect(&rt);
@@ -134,39 +134,10 @@ fn interleaved() {
         divan::black_box(direct.call(&rt));
         divan::black_box(adapted.call(&rt));
     }
-    let (mut ours, mut theirs) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
-    let time = |f: &dyn Fn()| {
-        let started = Instant::now();
-        f();
-        started.elapsed()
-    };
-    for round in 0..ROUNDS {
-        let adapter = || drop(divan::black_box(adapted.call(&rt)));
-        let plain = || drop(divan::black_box(direct.call(&rt)));
-        if round % 2 == 0 {
-            ours.push(time(&adapter));
-            theirs.push(time(&plain));
-        } else {
-            theirs.push(time(&plain));
-            ours.push(time(&adapter));
-        }
-    }
-    println!(
-        "\ninterleaved             fastest       │ slowest       │ median        │ mean          │ samples │ iters"
-    );
-    for (branch, name, times) in [("├─", "interleaved_adapter", &mut ours), ("╰─", "interleaved_direct", &mut theirs)]
-    {
-        times.sort_unstable();
-        let mean = times.iter().sum::<Duration>() / u32::try_from(times.len()).unwrap_or(u32::MAX);
-        let shown = |d: Duration| format!("{:.1} µs", d.as_secs_f64() * 1e6);
-        println!(
-            "{branch} {name:<20} {:<13} │ {:<13} │ {:<13} │ {:<13} │ {ROUNDS:<7} │ {ROUNDS}",
-            shown(times[0]),
-            shown(times[times.len() - 1]),
-            shown(times[times.len() / 2]),
-            shown(mean),
-        );
-    }
+    let adapter = || drop(divan::black_box(adapted.call(&rt)));
+    let plain = || drop(divan::black_box(direct.call(&rt)));
+    let [ours, theirs] = interleave::alternate(400, 1, &adapter, &plain);
+    interleave::print("interleaved", &mut [("interleaved_adapter", ours), ("interleaved_direct", theirs)]);
     let _ = rt.block_on(direct.client.cancel());
     rt.block_on(adapted.manager.shutdown());
 }

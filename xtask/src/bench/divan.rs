@@ -99,6 +99,18 @@ search                          fastest       │ slowest       │ median      
         assert_eq!(found.len(), 7, "{found:?}");
     }
 
+    /// The interleaved tables the benches print after divan's (`bench/interleave.rs`), with
+    /// names wider than their column.
+    #[test]
+    fn interleaved_tables_are_read_too() {
+        let out = "interleaved             fastest       │ slowest       │ median        │ mean          │ samples │ iters\n\
+                   ├─ interleaved_seven_steps 3.537 µs      │ 7.432 µs      │ 3.563 µs      │ 3.608 µs      │ 300     │ 300\n\
+                   ╰─ interleaved_direct_call 0.304 µs      │ 0.566 µs      │ 0.324 µs      │ 0.327 µs      │ 300     │ 300\n";
+        let found = medians(out);
+        assert_eq!(found["interleaved_seven_steps"], Duration::from_secs_f64(3.563e-6));
+        assert_eq!(found["interleaved_direct_call"], Duration::from_secs_f64(0.324e-6));
+    }
+
     #[test]
     fn durations_in_every_unit() {
         assert_eq!(parse_duration(" 20 ps "), Some(Duration::from_secs_f64(20e-12)));
