@@ -245,8 +245,10 @@ impl Resolver {
         }
         let entry = match std::fs::read_link(OsStr::from_bytes(path)) {
             Ok(target) => Entry::Link(target.into_os_string().into_vec()),
-            // EINVAL: it exists and is not a symlink.
-            Err(e) if e.kind() == ErrorKind::InvalidInput => Entry::Plain,
+            // EINVAL from the kernel: it exists and is not a symlink. (A path std refuses
+            // before asking, one with a NUL byte, is InvalidInput too, without an OS error:
+            // nothing by that name can exist.)
+            Err(e) if e.kind() == ErrorKind::InvalidInput && e.raw_os_error().is_some() => Entry::Plain,
             Err(_) => Entry::Missing,
         };
         self.seen.insert(path.to_vec(), entry.clone());
@@ -470,6 +472,17 @@ mod tests {
             }
         }
         assert!(compared > 300, "only {compared} paths existed");
+    }
+
+    #[test]
+    fn names_no_file_can_have_are_missing() {
+        let (_guard, root) = tmp();
+        std::fs::create_dir(root.join("d")).unwrap();
+        let odd = root.join("d/a\0b/c");
+        assert_eq!(Resolver::new(&root).forms(&odd), [odd.clone()]);
+        let mut resolver = Resolver::new(Path::new("/"));
+        assert_eq!(resolver.real(&odd), odd);
+        assert!(resolver.seen.values().any(|e| matches!(e, Entry::Missing)));
     }
 
     #[test]
