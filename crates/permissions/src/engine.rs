@@ -796,7 +796,7 @@ impl PermissionEngine {
             Family::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
                 let analysis = analyze(command);
-                self.bash_content(book, &tool_rules.commands, &analysis, ctx, &mut content);
+                self.bash_content(book, &tool_rules.commands, &analysis, ctx, &mut paths, &mut content);
                 content.analysis = Some(analysis);
             }
             Family::Web | Family::Named | Family::Other => {
@@ -832,6 +832,7 @@ impl PermissionEngine {
         commands: &CommandIndex,
         analysis: &BashAnalysis,
         ctx: &ToolContext,
+        paths: &mut Paths<'_>,
         content: &mut Content,
     ) {
         let rules = book.rules.as_slice();
@@ -869,7 +870,6 @@ impl PermissionEngine {
         let mut allowing_rule: Option<RuleEntry> = None;
 
         let home = self.home.as_deref();
-        let mut paths = Paths::new(&ctx.cwd, &ctx.roots);
         // Output redirections are writes, checked as Edit(path).
         for write in &analysis.writes {
             // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
