@@ -1,11 +1,20 @@
 //! Real paths behind symlinks, resolved component by component the way the kernel resolves
 //! them, with what each lookup found remembered for the rest of one decision.
 //!
+//! The real path of an absolute path has its symlinks followed and each `..` applied to the
+//! directory reached so far, as the kernel does (`link/..` is the parent of the link's
+//! target, not the directory holding the link). Where a component does not exist, the rest
+//! is appended as written (`..` still removing the component before it): the path a
+//! command would create. A chain of more than [`MAX_HOPS`] symlinks counts as missing from
+//! the link that would exceed it.
+//!
 //! A decision checks many paths below the same directories (the working directory, its
 //! roots, every operand of a compound command): resolving each from scratch with
 //! `realpath(3)` repeats one `readlink` per component of every path. A [`Resolver`] asks the
 //! file system about each directory entry once, so a decision costs one `readlink` per
-//! distinct component it meets.
+//! distinct component it meets; the working directory itself, when it is three or more
+//! components deep, costs one `openat2` refusing symlinks (when none is on it, its real path
+//! is itself).
 //!
 //! The answers are kept only for one decision: the file system may change between calls
 //! (a model can create a symlink in one call and use it in the next).
@@ -103,7 +112,7 @@ impl Resolver {
     }
 
     /// `path` as written with `.` and `..` removed lexically, and, when it differs, the real
-    /// path the kernel would open for it (see [`Resolver::real`]).
+    /// path the kernel would open for it (see the module documentation).
     ///
     /// Deny and ask rules fire if *any* form matches; allow rules and "inside the working
     /// directories" need *every* form to match.
@@ -121,12 +130,7 @@ impl Resolver {
         forms
     }
 
-    /// The real path behind an absolute `path`: symlinks followed and `..` applied to the
-    /// directory reached so far, as the kernel does (`link/..` is the parent of the link's
-    /// target, not the directory holding the link). Where a component does not exist, the
-    /// rest is appended as written (`..` still removing the component before it), which is
-    /// the path a command would create. A chain of more than [`MAX_HOPS`] symlinks is
-    /// treated as missing from the link that would exceed it.
+    /// The real path behind `path` (see the module documentation).
     #[cfg(test)]
     pub(crate) fn real(&mut self, path: &Path) -> PathBuf {
         let path = absolute(path);
