@@ -45,11 +45,7 @@ impl SearchProvider for BraveSearch {
     fn search<'a>(&'a self, request: &'a SearchRequest) -> BoxFuture<'a, Result<Vec<SearchHit>, SearchError>> {
         Box::pin(async move {
             let client = self.client.get(self.name())?;
-            // One allowed domain narrows the search itself; several are filtered afterwards.
-            let query = match request.allowed_domains.as_slice() {
-                [only] => format!("{} site:{only}", request.query),
-                _ => request.query.clone(),
-            };
+            let query = request.query_with_site();
             let count = request.max_results.clamp(1, 20).to_string();
             let url = with_query(self.name(), &self.endpoint, &[("q", &query), ("count", &count)])?;
             let call =

@@ -22,6 +22,30 @@ pub struct SearchRequest {
     pub blocked_domains: Vec<String>,
 }
 
+impl SearchRequest {
+    /// The query for an engine that takes `site:` operators: one allowed domain narrows the
+    /// search itself (several are filtered afterwards, by the tool).
+    ///
+    /// ```
+    /// use toolgate_builtin::SearchRequest;
+    /// let mut request = SearchRequest {
+    ///     query: "rust".into(),
+    ///     max_results: 5,
+    ///     allowed_domains: vec!["docs.rs".into()],
+    ///     blocked_domains: vec![],
+    /// };
+    /// assert_eq!(request.query_with_site(), "rust site:docs.rs");
+    /// request.allowed_domains.push("crates.io".into());
+    /// assert_eq!(request.query_with_site(), "rust");
+    /// ```
+    pub fn query_with_site(&self) -> String {
+        match self.allowed_domains.as_slice() {
+            [only] => format!("{} site:{only}", self.query),
+            _ => self.query.clone(),
+        }
+    }
+}
+
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchHit {

@@ -32,10 +32,7 @@ impl SearchProvider for SearxngSearch {
     fn search<'a>(&'a self, request: &'a SearchRequest) -> BoxFuture<'a, Result<Vec<SearchHit>, SearchError>> {
         Box::pin(async move {
             let client = self.client.get(self.name())?;
-            let query = match request.allowed_domains.as_slice() {
-                [only] => format!("{} site:{only}", request.query),
-                _ => request.query.clone(),
-            };
+            let query = request.query_with_site();
             let endpoint = format!("{}/search", self.base_url.trim_end_matches('/'));
             let url = with_query(self.name(), &endpoint, &[("q", &query), ("format", "json")])?;
             let call = client.get(url).header("Accept", "application/json");
