@@ -437,6 +437,12 @@ impl Bench {
                 let mut note = "Medians over a corpus of 1,000 commands (50 real-world shapes × 20 variants), \
                                 divided by 1,000; the session's folder, `/repo`, does not exist."
                     .to_owned();
+                if let Some(visit) = per_command("parse_and_visit") {
+                    note.push_str(&format!(
+                        " The parse plus a bare visit of every node (kind and byte range only, the floor \
+                         under any walk of the tree): {visit} per command."
+                    ));
+                }
                 if let Some(analysis) = per_command("analysis") {
                     note.push_str(&format!(" Analysis alone (parse + walk, no rules): {analysis} per command."));
                 }

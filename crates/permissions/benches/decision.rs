@@ -167,6 +167,35 @@ fn parse_only(bencher: divan::Bencher) {
     });
 }
 
+/// The parse plus a visit of every node of the tree that reads its kind and byte range and
+/// nothing else: the floor under any analysis that walks the syntax tree.
+#[divan::bench]
+fn parse_and_visit(bencher: divan::Bencher) {
+    let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
+    let mut parser = tree_sitter::Parser::new();
+    let _ = parser.set_language(&language);
+    bencher.bench_local(|| {
+        for command in corpus() {
+            let Some(tree) = parser.parse(command, None) else { continue };
+            let mut cursor = tree.walk();
+            let mut seen = 0usize;
+            'tree: loop {
+                let node = cursor.node();
+                seen = seen.wrapping_add(usize::from(node.kind_id()) ^ node.start_byte() ^ node.end_byte());
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break 'tree;
+                    }
+                }
+            }
+            divan::black_box(seen);
+        }
+    });
+}
+
 #[divan::bench]
 fn analysis(bencher: divan::Bencher) {
     bencher.bench(|| {
