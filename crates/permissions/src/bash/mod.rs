@@ -23,6 +23,8 @@
 //!   stays in the list too), the commands of a static `bash -c`/`sh -c`/`zsh -c` string, of the
 //!   script a shell reads from a here-document or here-string (`bash <<EOF`), of a static `eval`,
 //!   of a static `trap` action and of an `alias` body (all parsed recursively);
+//! - the commands in backticks in a here-document body whose delimiter is unquoted (bash runs
+//!   them; tree-sitter-bash leaves them as text), after the command the body feeds;
 //! - `[ … ]`/`[[ … ]]` tests (argv starts with `[` or `[[`), `export`/`declare`/`local`/
 //!   `readonly`/`typeset` and `unset` (argv starts with the keyword);
 //! - a statement made only of assignments (`X=1`): a command with an empty argv whose

@@ -84,8 +84,9 @@ impl Output {
         if root.has_error() {
             self.hazard(Hazard::ParseError);
         }
-        let mut walker = Walker { src, out: self, pending: Vec::new(), stdin: None };
+        let mut walker = Walker { src, out: self, pending: Vec::new(), stdin: None, scripts: Vec::new() };
         walker.statement(root);
+        walker.run_scripts();
     }
 
     /// Analyses `src`, a command string run by a shell (`bash -c`, `eval`, `trap`), and puts
@@ -305,6 +306,9 @@ pub(super) struct Walker<'s, 't, 'o> {
     /// The here-document or here-string of the command being listed, so that a shell reading
     /// its script from standard input (`bash <<EOF`) has that script analysed.
     pub stdin: Option<Stdin>,
+    /// The backtick substitutions of here-document bodies met, analysed once the command the
+    /// here-document feeds has been listed.
+    scripts: Vec<String>,
 }
 
 impl<'s, 't> Walker<'s, 't, '_> {
@@ -640,6 +644,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
         for node in deferred {
             self.statement(node);
         }
+        self.run_scripts();
+    }
+
+    /// Analyses the here-document backtick substitutions recorded so far.
+    fn run_scripts(&mut self) {
+        for script in std::mem::take(&mut self.scripts) {
+            self.out.analyze_nested(&script, &[]);
+        }
     }
 
     /// One redirect: records writes, collects words that belong to the command (`extra`) and
@@ -675,6 +687,9 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
             "heredoc_redirect" => {
+                // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) turns expansion off in
+                // the body.
+                let mut expands = true;
                 for (field, child) in children(node) {
                     match field {
                         Some("redirect") => self.redirect(child, extra, deferred),
@@ -684,9 +699,21 @@ impl<'s, 't> Walker<'s, 't, '_> {
                         }
                         Some("right") => deferred.push(child),
                         _ if kind_of(child) == "pipeline" => deferred.push(child),
+                        _ if kind_of(child) == "heredoc_start" => {
+                            expands = !self.text(child).contains(['\'', '"', '\\']);
+                        }
                         _ if kind_of(child) == "heredoc_body" => {
-                            self.stdin = Some(Stdin::Static(self.text(child).to_owned()));
+                            let body = self.text(child);
+                            self.stdin = Some(Stdin::Static(body.to_owned()));
                             self.scan(child);
+                            if expands {
+                                // tree-sitter-bash leaves backticks in a body as text; bash runs them.
+                                let scripts = backtick_scripts(body);
+                                if !scripts.is_empty() {
+                                    self.out.hazard(Hazard::CommandSubstitution);
+                                }
+                                self.scripts.extend(scripts);
+                            }
                         }
                         _ if child.is_error() => self.statement(child),
                         _ => {}
@@ -938,6 +965,41 @@ impl<'s, 't> Walker<'s, 't, '_> {
 /// Whether `text` contains a backtick or a `$(` that does not open an arithmetic `$((`.
 pub(super) fn has_substitution_text(text: &str) -> bool {
     text.contains('`') || text.match_indices("$(").any(|(at, _)| !text[at + 2..].starts_with('('))
+}
+
+/// The commands of the backtick substitutions in the text of a here-document body whose
+/// delimiter is unquoted, with the escapes bash removes inside backticks (`\\`, `` \` ``,
+/// `\$`) removed. An unclosed backtick runs to the end of the body.
+pub(super) fn backtick_scripts(body: &str) -> Vec<String> {
+    let mut scripts = Vec::new();
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '`' => {
+                let mut script = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '`' => break,
+                        '\\' => match chars.next() {
+                            Some(escaped @ ('\\' | '`' | '$')) => script.push(escaped),
+                            Some(other) => {
+                                script.push('\\');
+                                script.push(other);
+                            }
+                            None => script.push('\\'),
+                        },
+                        other => script.push(other),
+                    }
+                }
+                scripts.push(script);
+            }
+            _ => {}
+        }
+    }
+    scripts
 }
 
 /// Whether a static `>&` target is a descriptor (`2`, `-`, `3-`) rather than a file.
