@@ -255,3 +255,22 @@ async fn dot_dot_after_a_symlink_is_checked_where_the_shell_goes() {
     assert!(results[1].is_error, "{}", text(&results[1]));
     assert!(!home.join("planted.txt").exists());
 }
+
+#[tokio::test]
+async fn a_symlink_or_a_cd_does_not_hide_where_a_command_goes() {
+    let ws = Workspace::new(&json!({"permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(rm:*)"]}}));
+    std::os::unix::fs::symlink("..", ws.root.join("up")).unwrap();
+    let results = ws
+        .run(vec![
+            // `up/work` is the working directory itself, reached through a link.
+            ToolCall::new("1", "Bash", json!({"command": "rm -rf up/work"})),
+            // After `cd keys`, `id_ed25519` is the key outside the working directory.
+            ToolCall::new("2", "Bash", json!({"command": "cd keys && cat id_ed25519"})),
+        ])
+        .await;
+    assert!(results[0].is_error && text(&results[0]).contains("working directory"), "{}", text(&results[0]));
+    assert!(ws.root.join("sub/ok.txt").exists());
+    assert!(results[1].is_error && !text(&results[1]).contains("PRIVATE KEY"), "{}", text(&results[1]));
+    let inside = ws.run(vec![ToolCall::new("3", "Bash", json!({"command": "cd sub && cat ok.txt"}))]).await;
+    assert!(!inside[0].is_error && text(&inside[0]).contains("fine"), "{}", text(&inside[0]));
+}

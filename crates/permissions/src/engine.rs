@@ -30,6 +30,9 @@ use toolgate_core::{
 };
 
 use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only_command};
+use crate::bash_paths::{
+    Bases, basename, glob_may_name_hidden, operands, option_paths, read_operands, sed_edits_only_operands,
+};
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
 use crate::real_path::Resolver;
 use crate::rule_index::{CommandIndex, RuleBook, ToolRules};
@@ -248,41 +251,6 @@ impl PermissionEngineBuilder {
 /// Commands `acceptEdits` approves when every path they touch is inside the working
 /// directories.
 const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"];
-
-/// Commands whose file operands are reads that Read rules govern.
-const READERS: &[&str] = &[
-    "cat",
-    "head",
-    "tail",
-    "less",
-    "more",
-    "sed",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "wc",
-    "sort",
-    "uniq",
-    "diff",
-    "cmp",
-    "file",
-    "stat",
-    "nl",
-    "tac",
-    "cut",
-    "jq",
-    "xxd",
-    "od",
-    "hexdump",
-    "base64",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-];
-
-/// Commands whose first operand is a pattern or script, not a file.
-const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "sed", "jq"];
 
 /// Environment assignments an allow rule may look past (`NODE_ENV=test npm test`).
 const SAFE_ENV: &[&str] = &[
@@ -870,20 +838,23 @@ impl PermissionEngine {
         let mut allowing_rule: Option<RuleEntry> = None;
 
         let home = self.home.as_deref();
+        // Relative paths are relative to the working directory or to wherever a `cd` in the
+        // command went; a path is checked in each of them.
+        let bases = Bases::of(analysis, &ctx.cwd, home);
         // Output redirections are writes, checked as Edit(path).
         for write in &analysis.writes {
             // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
             let tilde_only =
                 write.path.strip_prefix("~/").is_some_and(|rest| !rest.contains(['$', '*', '?', '[', '`', '~', '{']));
-            if write.dynamic && !(tilde_only && home.is_some()) {
+            let forms = if write.dynamic && !tilde_only { None } else { bases.paths(&write.path, home) };
+            let Some(forms) = forms.map(|targets| paths.forms_of(&targets)) else {
                 accept_ok = false;
                 rule_ok = false;
                 content
                     .bash_hazard
                     .get_or_insert_with(|| format!("the redirection target `{}` is not static", write.path));
                 continue;
-            }
-            let forms = paths.forms(&shell_path(&ctx.cwd, &write.path, home));
+            };
             let target = &forms[0];
             let candidates = candidates(&forms);
             let hits = path_rules.hits(rules, &candidates);
@@ -911,10 +882,11 @@ impl PermissionEngine {
 
         // Input redirections (`< file`) are reads, checked as Read(path).
         for read in &analysis.reads {
-            if read.contains('$') {
+            let Some(forms) = bases.paths(read, home).map(|targets| paths.forms_of(&targets)) else {
+                all_read_only = false;
+                accept_ok = false;
                 continue;
-            }
-            let forms = paths.forms(&shell_path(&ctx.cwd, read, home));
+            };
             let target = &forms[0];
             let hits = path_rules.hits(rules, &candidates(&forms));
             if content.deny.is_none()
@@ -929,43 +901,61 @@ impl PermissionEngine {
             }
             if !paths.inside(&forms) {
                 all_read_only = false;
+                accept_ok = false;
             }
         }
 
         for ((cmd, forms), &command_read_only) in analysis.commands.iter().zip(&spellings).zip(&read_only) {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
-            // Critical rm.
+            // Critical rm, judged on each path the operand may name and on the real path
+            // behind it (`rm -rf link/repo` where the link leads to the working directory's
+            // parent).
             if matches!(program, "rm" | "rmdir") {
                 for arg in operands(cmd) {
                     if let Some(reason) = critical_rm_reason(arg, &ctx.cwd, home) {
                         content.critical.get_or_insert(reason);
+                        continue;
+                    }
+                    let Some(targets) = bases.paths(arg, home) else {
+                        content.critical.get_or_insert_with(|| {
+                            format!("`{program} {arg}` removes a path that is only known at run time")
+                        });
+                        continue;
+                    };
+                    let cwd_forms = paths.forms(&ctx.cwd);
+                    for form in paths.forms_of(&targets) {
+                        let shown = form.to_string_lossy();
+                        if let Some(reason) = cwd_forms.iter().find_map(|cwd| critical_rm_reason(&shown, cwd, home)) {
+                            content.critical.get_or_insert(format!("{reason} (`{arg}` leads to {shown})"));
+                        }
                     }
                 }
             }
-            // Files read by recognised readers are Read targets; the operands of any
-            // command that is not read-only may be read or written (`tee f`, `sed -i … f`,
-            // `cp f …`), so Read and Edit deny and ask rules both hold against them.
-            let families: &[&'static str] = if !command_read_only {
-                &["Read", "Edit"]
-            } else if READERS.contains(&program) {
-                &["Read"]
+            // The files a read-only command reads are Read targets (outside the working
+            // directories it is not read-only any more); `cd` only has to stay inside. The
+            // operands of any command that is not read-only may be read or written (`tee f`,
+            // `sed -i … f`, `cp f …`), so Read and Edit deny and ask rules both hold against
+            // them.
+            let (args, families): (Vec<&str>, &[&'static str]) = if !command_read_only {
+                (operands(cmd), &["Read", "Edit"])
+            } else if matches!(program, "cd" | "pushd") {
+                (operands(cmd), &[])
             } else {
-                &[]
-            };
-            if !families.is_empty() {
-                let mut args = operands(cmd);
-                if command_read_only
-                    && PATTERN_FIRST.contains(&program)
-                    && !cmd.argv.iter().any(|a| a == "-e" || a == "-f")
-                {
-                    args = args.into_iter().skip(1).collect();
+                match read_operands(cmd, program) {
+                    Some(args) => (args, &["Read"]),
+                    None => (Vec::new(), &[]),
                 }
-                for arg in args {
-                    if arg.contains('$') {
-                        continue;
-                    }
-                    let forms = paths.forms(&shell_path(&ctx.cwd, arg, home));
-                    let target = &forms[0];
+            };
+            for arg in args {
+                let Some(forms) = bases.paths(arg, home).map(|targets| paths.forms_of(&targets)) else {
+                    // A path known only at run time: not read-only, and not an edit
+                    // acceptEdits can vouch for.
+                    all_read_only = false;
+                    accept_ok = false;
+                    continue;
+                };
+                let target = &forms[0];
+                if !families.is_empty() {
                     let hits = path_rules.hits(rules, &candidates(&forms));
                     for &family in families {
                         let verb = if family == "Read" { "reading" } else { "writing" };
@@ -980,9 +970,12 @@ impl PermissionEngine {
                             content.ask = Some((r.entry.clone(), format!("{verb} {}", target.display())));
                         }
                     }
-                    if command_read_only && !paths.inside(&forms) {
-                        all_read_only = false;
-                    }
+                }
+                if command_read_only && !paths.inside(&forms) {
+                    // A read outside the working directories: acceptEdits only covers edits
+                    // inside them.
+                    all_read_only = false;
+                    accept_ok = false;
                 }
             }
             // acceptEdits: simple file commands on paths inside the working dirs.
@@ -993,9 +986,14 @@ impl PermissionEngine {
                     && ACCEPT_EDITS_COMMANDS.contains(&program)
                     && !cmd.has_expansion
                     && cmd.wrappers.is_empty()
-                    && operands(cmd).iter().all(|a| {
-                        let forms = paths.forms(&shell_path(&ctx.cwd, a, home));
-                        paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
+                    && (program != "sed" || sed_edits_only_operands(cmd))
+                    && !(cmd.has_glob && operands(cmd).iter().any(|a| glob_may_name_hidden(a)))
+                    && option_paths(cmd).is_some_and(|options| {
+                        operands(cmd).into_iter().chain(options).all(|a| {
+                            bases.paths(a, home).map(|targets| paths.forms_of(&targets)).is_some_and(|forms| {
+                                paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
+                            })
+                        })
                     });
                 accept_ok &= edits_ok;
                 // Allow rules: every command not read-only must be matched.
@@ -1065,6 +1063,19 @@ impl<'a> Paths<'a> {
         self.resolver.forms(path)
     }
 
+    /// The forms of each of `targets` (the paths one word may name), each form once.
+    fn forms_of(&mut self, targets: &[PathBuf]) -> Vec<PathBuf> {
+        let mut all = Vec::new();
+        for target in targets {
+            for form in self.resolver.forms(target) {
+                if !all.contains(&form) {
+                    all.push(form);
+                }
+            }
+        }
+        all
+    }
+
     /// Whether every form lies inside one of the working directories (in any of their forms).
     fn inside(&mut self, forms: &[PathBuf]) -> bool {
         let Self { resolver, roots, root_forms } = self;
@@ -1076,38 +1087,6 @@ impl<'a> Paths<'a> {
 /// The forms of a path as glob candidates, to match them against many path rules.
 fn candidates(forms: &[PathBuf]) -> Vec<Candidate<'_>> {
     forms.iter().map(Candidate::new).collect()
-}
-
-/// The absolute path a shell word names, as the shell would open it: `~/` expanded, relative
-/// to `cwd`, `..` left for the resolver (after a symlink it leaves the target, not the link).
-fn shell_path(cwd: &Path, word: &str, home: Option<&Path>) -> PathBuf {
-    let path = expand_tilde(word, home);
-    if path.is_absolute() {
-        return path.into_owned();
-    }
-    // `cwd/word` (what `Path::join` gives, in one allocation).
-    let (cwd, word) = (cwd.as_os_str(), path.as_os_str());
-    let mut joined = std::ffi::OsString::with_capacity(cwd.len() + 1 + word.len());
-    joined.push(cwd);
-    if !cwd.as_encoded_bytes().ends_with(b"/") {
-        joined.push("/");
-    }
-    joined.push(word);
-    PathBuf::from(joined)
-}
-
-fn basename(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
-
-fn expand_tilde<'a>(path: &'a str, home: Option<&Path>) -> std::borrow::Cow<'a, Path> {
-    match (path.strip_prefix("~/"), home) {
-        (Some(rest), Some(home)) => std::borrow::Cow::Owned(home.join(rest)),
-        _ if path == "~" => {
-            home.map_or(std::borrow::Cow::Borrowed(Path::new(path)), |h| std::borrow::Cow::Owned(h.to_path_buf()))
-        }
-        _ => std::borrow::Cow::Borrowed(Path::new(path)),
-    }
 }
 
 /// The spellings a deny or ask rule is tried against: the words joined, the source text,
@@ -1146,23 +1125,6 @@ fn command_forms(cmd: &SimpleCommand) -> CommandForms<'_> {
         joined
     });
     CommandForms { joined: cmd.argv.join(" "), text: &cmd.text, bare }
-}
-
-/// The operands of a command: its arguments that are not options (after `--`, all).
-fn operands(cmd: &SimpleCommand) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut options_done = false;
-    for arg in cmd.argv.iter().skip(1) {
-        if !options_done && arg == "--" {
-            options_done = true;
-            continue;
-        }
-        if !options_done && arg.starts_with('-') && arg.len() > 1 {
-            continue;
-        }
-        out.push(arg.as_str());
-    }
-    out
 }
 
 fn hazard_text(hazard: &Hazard) -> String {

@@ -203,6 +203,46 @@ fn bash_table() {
         ("mkdir -p build && touch build/x", AcceptEdits, Allow, "mode"),
         ("mkdir /tmp/elsewhere", AcceptEdits, Ask, "default"),
         ("touch .git/hooks/x", AcceptEdits, Ask, "default"),
+        // A `cd` moves where later relative paths lead: each is checked from every directory
+        // the command may be in by then.
+        ("cd /etc && cat shadow", Dflt, Ask, "default"),
+        ("cd /etc && cat shadow", AcceptEdits, Ask, "default"),
+        ("cat /etc/shadow", AcceptEdits, Ask, "default"),
+        ("touch x && cat < /etc/shadow", AcceptEdits, Ask, "default"),
+        ("cat src/x.rs && touch build/y", AcceptEdits, Allow, "mode"),
+        ("cd / ; cat etc/shadow", Dflt, Ask, "default"),
+        ("cd .. && cat repo/.env", Dflt, Deny, "rule"),
+        ("cd src && cat lib.rs", Dflt, Allow, "classifier"),
+        ("cd - && cat x", Dflt, Ask, "default"),
+        ("cd / && mkdir etc2", AcceptEdits, Ask, "default"),
+        ("cd .git && touch hooks/pre-commit", AcceptEdits, Ask, "default"),
+        ("env -C /etc cat shadow", Dflt, Ask, "default"),
+        // `~user`, `~+`, `~-` depend on the system and the shell.
+        ("cat ~root/.ssh/id_rsa", Dflt, Ask, "default"),
+        ("cat ~+/.env", Dflt, Ask, "default"),
+        ("touch ~root/x", AcceptEdits, Ask, "default"),
+        // Every read-only command's file operands are reads; a command's own options too.
+        ("paste /etc/shadow", Dflt, Ask, "default"),
+        ("rev .env", Dflt, Deny, "rule"),
+        ("ls /", Dflt, Ask, "default"),
+        ("find / -name x", Dflt, Ask, "default"),
+        ("find . -name '*.rs'", Dflt, Allow, "classifier"),
+        ("echo /etc/passwd", Dflt, Allow, "classifier"),
+        ("grep -f /etc/shadow x", Dflt, Ask, "default"),
+        // acceptEdits: what sed's script does, where options send writes, hidden globs.
+        ("sed -i '1e touch x' src/x.rs", AcceptEdits, Ask, "default"),
+        ("sed -i 'w .git/hooks/pre-commit' src/x.rs", AcceptEdits, Ask, "default"),
+        ("sed -i'/root/.bash*' s/x/y/ src/x.rs", AcceptEdits, Ask, "default"),
+        ("sed -i.bak s/a/b/ src/x.rs", AcceptEdits, Allow, "mode"),
+        ("mv --target-directory=.git/hooks x", AcceptEdits, Ask, "default"),
+        ("cp -t/tmp x", AcceptEdits, Ask, "default"),
+        ("mv -S/x a b", AcceptEdits, Ask, "default"),
+        ("touch .g*/x", AcceptEdits, Ask, "default"),
+        ("mkdir {.git,x}/y", AcceptEdits, Ask, "default"),
+        ("cp dist/*.js build/", AcceptEdits, Allow, "mode"),
+        // Backticks in a here-document body run.
+        ("cat <<EOF\n`rm -rf x`\nEOF", Dflt, Deny, "rule"),
+        ("cat <<EOF\n`touch x`\nEOF", Dflt, Ask, "default"),
     ];
     let mut failures = Vec::new();
     for (command, mode, behavior, kind) in cases {
@@ -218,7 +258,17 @@ fn bash_table() {
 fn critical_paths_ask_a_person_in_every_mode() {
     let engine = empty_engine();
     let bash = tool("Bash");
-    for command in ["rm -rf /", "rm -rf ~", "rm -rf ..", "rm -rf /usr", "rm -rf \"$DIR\"/*", "sudo rm -rf /etc"] {
+    for command in [
+        "rm -rf /",
+        "rm -rf ~",
+        "rm -rf ..",
+        "rm -rf /usr",
+        "rm -rf \"$DIR\"/*",
+        "sudo rm -rf /etc",
+        "rm -rf ~+",
+        "rm -rf ~root",
+        "cd / && rm -rf etc",
+    ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(
                 check(&engine, &bash, json!({"command": command}), mode, None),

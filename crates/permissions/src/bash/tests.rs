@@ -163,7 +163,12 @@ const WRAPPERS: &[Case] = &[
     c("env -- rm x", &[Cmds(&["rm x"])]),
     c("env", &[Cmds(&["env"]), ReadOnly(true)]),
     c("env -u HOME FOO=1", &[Cmds(&["env -u HOME FOO=1"]), Assign(0, &[]), ReadOnly(true)]),
-    c("env -C /tmp git status", &[Cmds(&["git status"]), Hazards(&["CdThenGit"])]),
+    c(
+        "env -C /tmp git status",
+        &[Cmds(&["git status"]), Hazards(&["CdThenGit", "UnresolvedWrapper:env (changes directory)"])],
+    ),
+    c("env -C /etc cat shadow", &[Cmds(&["cat shadow"]), Has("UnresolvedWrapper:env (changes directory)")]),
+    c("sudo -D /etc cat shadow", &[Cmds(&["cat shadow"]), Has("UnresolvedWrapper:sudo (changes directory)")]),
     c("env -S 'rm -rf x'", &[Cmds(&["rm -rf x", "env -S rm -rf x"]), Hazards(&["UnresolvedWrapper:env"])]),
     c("/usr/bin/env rm x", &[Cmds(&["rm x"]), Wrappers(0, &["/usr/bin/env"])]),
     c("./timeout ls", &[Cmds(&["./timeout ls"]), Wrappers(0, &[]), ReadOnly(false)]),

@@ -551,6 +551,11 @@ impl Walker<'_, '_, '_> {
             // No wrapped command: the wrapper is the command (`env` printing, `sudo -l`).
             let Some(next) = stripped.next else { break };
             assignments.extend(stripped.assignments);
+            if stripped.chdir {
+                // `env -C DIR`, `sudo -D DIR`: the wrapped command's relative paths are relative
+                // to a directory the path checks do not follow.
+                self.out.hazard(Hazard::UnresolvedWrapper { wrapper: format!("{} (changes directory)", name.value) });
+            }
             chdir |= stripped.chdir;
             if wrapper == Wrapper::Xargs {
                 // `xargs` stays a command of its own, so that a rule on it can match.

@@ -1,0 +1,367 @@
+//! Where the path words of a Bash command lead: the directories a relative path may be
+//! relative to after `cd`, which words are paths at all, and the paths hidden in the options
+//! of the commands `acceptEdits` approves.
+//!
+//! Everything here fails closed: a word whose path is only known at run time (`$X`, `~user`,
+//! a relative path after `cd -`) is reported as unknown, and the engine then never
+//! auto-approves the command on its account.
+
+use std::path::{Path, PathBuf};
+
+use crate::bash::{BashAnalysis, SimpleCommand, is_read_only_command};
+
+/// More directories than this after `cd`s and the command's relative paths count as unknown.
+const MAX_BASES: usize = 8;
+
+/// Read-only commands whose operands are not files they read (they print, compute or name
+/// things); every other read-only command's operands are checked as reads.
+const NOT_PATHS: &[&str] = &[
+    ":", "[", "[[", "basename", "cargo", "command", "date", "dirname", "docker", "echo", "env", "false", "free", "git",
+    "groups", "hostname", "id", "jq", "lsof", "nproc", "pgrep", "printenv", "printf", "ps", "pwd", "seq", "sleep",
+    "test", "tr", "true", "type", "uname", "uptime", "whereis", "which", "whoami", "xargs",
+];
+
+/// Commands whose first operand is a pattern or script, not a file.
+const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "sed", "fd", "fdfind"];
+
+/// The directories relative paths of one command string may be relative to.
+#[derive(Debug)]
+pub(crate) struct Bases {
+    /// The working directory first, then every directory a `cd` or `pushd` may have moved
+    /// to (each relative target joined to every directory before it).
+    pub dirs: Vec<PathBuf>,
+    /// Some `cd` went where the analysis cannot follow (`cd -`, `cd $X`, `popd`, too many).
+    pub unknown: bool,
+}
+
+impl Bases {
+    /// The bases of `analysis`, run in `cwd`. Commands are taken in the order listed, without
+    /// regard to subshells: a `cd` inside `( )` still counts, which only adds directories.
+    pub fn of(analysis: &BashAnalysis, cwd: &Path, home: Option<&Path>) -> Self {
+        let mut bases = Bases { dirs: vec![cwd.to_path_buf()], unknown: false };
+        for cmd in &analysis.commands {
+            let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+            if !matches!(program, "cd" | "pushd" | "popd") {
+                continue;
+            }
+            let operands = operands(cmd);
+            let target = match (program, operands.as_slice()) {
+                ("popd", _) => None,
+                ("cd", []) => home.map(|h| h.to_string_lossy().into_owned()),
+                (_, [target]) if *target != "-" && !target.starts_with('+') => Some((*target).to_owned()),
+                _ => None,
+            };
+            match target {
+                Some(target) if is_static_path(&target, home) && !cmd.has_glob => {
+                    let next: Vec<PathBuf> = bases.dirs.iter().map(|b| shell_path(b, &target, home)).collect();
+                    for dir in next {
+                        if !bases.dirs.contains(&dir) {
+                            bases.dirs.push(dir);
+                        }
+                    }
+                    if bases.dirs.len() > MAX_BASES {
+                        bases.unknown = true;
+                    }
+                }
+                _ => bases.unknown = true,
+            }
+        }
+        bases
+    }
+
+    /// Every absolute path `word` may name, one per base (just one for an absolute or
+    /// home-relative word); `None` when it is only known at run time.
+    pub fn paths(&self, word: &str, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+        if !is_static_path(word, home) {
+            return None;
+        }
+        if word.starts_with('/') || word.starts_with('~') {
+            return Some(vec![shell_path(&self.dirs[0], word, home)]);
+        }
+        if self.unknown {
+            return None;
+        }
+        Some(self.dirs.iter().map(|base| shell_path(base, word, home)).collect())
+    }
+}
+
+/// Whether `word` names a path known before the command runs: no expansion, and a leading
+/// `~` only as `~` or `~/…` with a known home (`~user`, `~+`, `~-` and `~N` depend on the
+/// system and the shell's state).
+pub(crate) fn is_static_path(word: &str, home: Option<&Path>) -> bool {
+    if word.contains('$') || word.contains('`') {
+        return false;
+    }
+    match word.strip_prefix('~') {
+        Some(rest) => home.is_some() && (rest.is_empty() || rest.starts_with('/')),
+        None => true,
+    }
+}
+
+/// The words of a read-only command that are files it reads, or `None` when its operands
+/// are not files. `find` reads its starting points only; a pattern-first command skips its
+/// pattern unless `-e`/`-f` gave it.
+pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand, program: &str) -> Option<Vec<&'c str>> {
+    if NOT_PATHS.contains(&program) {
+        return None;
+    }
+    let mut args = operands(cmd);
+    if program == "find" {
+        let starts = cmd.argv.iter().skip(1).take_while(|a| !a.starts_with(['-', '(', '!']));
+        return Some(starts.map(String::as_str).collect());
+    }
+    if PATTERN_FIRST.contains(&program) && !cmd.argv.iter().any(|a| a == "-e" || a == "-f") && !args.is_empty() {
+        args.remove(0);
+    }
+    Some(args)
+}
+
+/// The operands of a command: its arguments that are not options (after `--`, all).
+pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for arg in cmd.argv.iter().skip(1) {
+        if !options_done && arg == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && arg.starts_with('-') && arg.len() > 1 {
+            continue;
+        }
+        out.push(arg.as_str());
+    }
+    out
+}
+
+/// The paths an `acceptEdits` command (`mkdir touch rm rmdir mv cp sed`) names in its
+/// options, or `None` when an option may send a write somewhere the operands do not show:
+/// `--target-directory=DIR` and `-tDIR` are paths; a backup suffix with a `/` (`sed
+/// -i'../x*'`, `cp --suffix=/x`) is refused.
+pub(crate) fn option_paths(cmd: &SimpleCommand) -> Option<Vec<&str>> {
+    let mut out = Vec::new();
+    let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+    for arg in cmd.argv.iter().skip(1) {
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if let Some((name, value)) = long.split_once('=') {
+                match name {
+                    "target-directory" => out.push(value),
+                    _ if value.contains('/') => return None,
+                    _ => {}
+                }
+            }
+        } else if let Some(short) = arg.strip_prefix('-') {
+            // A cluster: the first letter that takes a value takes the rest of the word.
+            for (at, letter) in short.char_indices() {
+                let rest = &short[at + letter.len_utf8()..];
+                match (program, letter) {
+                    ("mv" | "cp", 't') if !rest.is_empty() => {
+                        out.push(rest);
+                        break;
+                    }
+                    ("mv" | "cp", 'S') | ("sed", 'i') if rest.contains('/') => return None,
+                    ("mv" | "cp", 'S' | 't') | ("sed", 'i' | 'e' | 'f' | 'l') | ("mkdir", 'm') => break,
+                    _ => {}
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether a `sed` command does nothing but what `-i` (edit the operand files in place) adds
+/// to a read-only `sed`: its script has no `e`, `w` or `r` command, checked by classifying the
+/// same command without its in-place option.
+pub(crate) fn sed_edits_only_operands(cmd: &SimpleCommand) -> bool {
+    let mut without = cmd.clone();
+    without.argv.clear();
+    let mut options_done = false;
+    for arg in &cmd.argv {
+        if options_done || !arg.starts_with('-') || arg == "-" {
+            without.argv.push(arg.clone());
+            continue;
+        }
+        if arg == "--" {
+            options_done = true;
+            without.argv.push(arg.clone());
+        } else if arg == "--in-place" || arg.starts_with("--in-place=") {
+            // Dropped: the suffix was checked by `option_paths`.
+        } else if arg.starts_with("--") {
+            without.argv.push(arg.clone());
+        } else {
+            // `-i` in a cluster takes the rest of the word as its suffix; a letter before it
+            // that takes a value (`-e`, `-f`, `-l`) takes the rest instead.
+            let mut kept = String::from("-");
+            for (at, letter) in arg[1..].char_indices() {
+                match letter {
+                    'i' => break,
+                    'e' | 'f' | 'l' => {
+                        kept.push_str(&arg[1 + at..]);
+                        break;
+                    }
+                    other => kept.push(other),
+                }
+            }
+            if kept != "-" {
+                without.argv.push(kept);
+            }
+        }
+    }
+    is_read_only_command(&without)
+}
+
+/// Whether `word`, if a glob or brace expansion, may name a hidden entry (`.git` from `.g*`,
+/// `.gi?` or `{.git,x}`): a component with a glob character that starts with `.`, or a brace.
+pub(crate) fn glob_may_name_hidden(word: &str) -> bool {
+    word.contains(['*', '?', '[', '{']) && word.split('/').any(|part| part.starts_with('.') || part.contains('{'))
+}
+
+/// The last component of a command word (`/bin/rm` is `rm`).
+pub(crate) fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// The absolute path a shell word names, as the shell would open it: `~/` expanded, relative
+/// to `cwd`, `..` left for the resolver (after a symlink it leaves the target, not the link).
+pub(crate) fn shell_path(cwd: &Path, word: &str, home: Option<&Path>) -> PathBuf {
+    let path = expand_tilde(word, home);
+    if path.is_absolute() {
+        return path.into_owned();
+    }
+    // `cwd/word` (what `Path::join` gives, in one allocation).
+    let (cwd, word) = (cwd.as_os_str(), path.as_os_str());
+    let mut joined = std::ffi::OsString::with_capacity(cwd.len() + 1 + word.len());
+    joined.push(cwd);
+    if !cwd.as_encoded_bytes().ends_with(b"/") {
+        joined.push("/");
+    }
+    joined.push(word);
+    PathBuf::from(joined)
+}
+
+fn expand_tilde<'a>(path: &'a str, home: Option<&Path>) -> std::borrow::Cow<'a, Path> {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => std::borrow::Cow::Owned(home.join(rest)),
+        _ if path == "~" => {
+            home.map_or(std::borrow::Cow::Borrowed(Path::new(path)), |h| std::borrow::Cow::Owned(h.to_path_buf()))
+        }
+        _ => std::borrow::Cow::Borrowed(Path::new(path)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bash::analyze;
+
+    fn first(src: &str) -> SimpleCommand {
+        analyze(src).commands.remove(0)
+    }
+
+    #[test]
+    fn bases_follow_cd_and_give_up_where_it_cannot() {
+        let home = Some(Path::new("/h"));
+        let cwd = Path::new("/r");
+        let dirs = |src: &str| {
+            let bases = Bases::of(&analyze(src), cwd, home);
+            (bases.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>(), bases.unknown)
+        };
+        assert_eq!(dirs("cat a"), (vec!["/r".to_owned()], false));
+        assert_eq!(dirs("cd /etc && cat shadow"), (vec!["/r".to_owned(), "/etc".to_owned()], false));
+        assert_eq!(
+            dirs("cd sub && cd .. && cat x"),
+            (vec!["/r".to_owned(), "/r/sub".to_owned(), "/r/..".to_owned(), "/r/sub/..".to_owned()], false)
+        );
+        assert_eq!(dirs("cd && cat .bashrc"), (vec!["/r".to_owned(), "/h".to_owned()], false));
+        assert_eq!(dirs("(cd /tmp); cat x").0, ["/r", "/tmp"]);
+        for unknown in ["cd - && cat x", "cd $D && cat x", "cd ~root && cat x", "pushd +1", "popd; cat x", "cd a*"] {
+            assert!(dirs(unknown).1, "{unknown}");
+        }
+        let many = (0..10).map(|i| format!("cd d{i}")).collect::<Vec<_>>().join(" && ");
+        assert!(dirs(&many).1);
+    }
+
+    #[test]
+    fn paths_of_words() {
+        let home = Some(Path::new("/h"));
+        let bases = Bases::of(&analyze("cd /etc; cat x"), Path::new("/r"), home);
+        let shown = |word: &str| {
+            bases.paths(word, home).map(|ps| ps.iter().map(|p| p.display().to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(shown("shadow"), Some(vec!["/r/shadow".to_owned(), "/etc/shadow".to_owned()]));
+        assert_eq!(shown("/x"), Some(vec!["/x".to_owned()]));
+        assert_eq!(shown("~/.ssh/id_rsa"), Some(vec!["/h/.ssh/id_rsa".to_owned()]));
+        for unknown in ["~root/.ssh/id_rsa", "~+/.env", "~-", "~1", "$HOME/x", "a`b`"] {
+            assert_eq!(shown(unknown), None, "{unknown}");
+        }
+        assert!(!is_static_path("~/x", None));
+    }
+
+    #[test]
+    fn read_operands_skip_patterns_and_find_expressions() {
+        let ops = |src: &str| {
+            let cmd = first(src);
+            let program = basename(&cmd.argv[0]).to_owned();
+            read_operands(&cmd, &program).map(|v| v.into_iter().map(str::to_owned).collect::<Vec<_>>())
+        };
+        assert_eq!(ops("paste a /etc/shadow"), Some(vec!["a".to_owned(), "/etc/shadow".to_owned()]));
+        assert_eq!(ops("grep -rn TODO src"), Some(vec!["src".to_owned()]));
+        assert_eq!(ops("grep -e TODO src"), Some(vec!["TODO".to_owned(), "src".to_owned()]));
+        assert_eq!(ops("find / -name x"), Some(vec!["/".to_owned()]));
+        assert_eq!(ops("find -L . -newer /etc/x"), Some(vec![]));
+        assert_eq!(ops("fd pattern /"), Some(vec!["/".to_owned()]));
+        assert_eq!(ops("echo /etc/shadow"), None);
+        assert_eq!(ops("git log -- /etc"), None);
+    }
+
+    #[test]
+    fn option_paths_of_accept_edits_commands() {
+        let paths = |src: &str| option_paths(&first(src)).map(|v| v.join(" "));
+        assert_eq!(paths("mv --target-directory=.git/hooks x").as_deref(), Some(".git/hooks"));
+        assert_eq!(paths("cp -t/tmp x").as_deref(), Some("/tmp"));
+        assert_eq!(paths("cp -vt/tmp x").as_deref(), Some("/tmp"));
+        assert_eq!(paths("cp -t dir x").as_deref(), Some(""));
+        assert_eq!(paths("mkdir -p -m755 a").as_deref(), Some(""));
+        assert_eq!(paths("sed -i.bak s/a/b/ f").as_deref(), Some(""));
+        assert_eq!(paths("sed -i s/a/b/ f").as_deref(), Some(""));
+        for refused in [
+            "sed -i'/root/.bash*' s/x/y/ rc",
+            "sed --in-place=/root/x s/x/y/ rc",
+            "sed -ni'.git/hooks/pre-*' p f",
+            "cp --suffix=/x --backup a b",
+            "mv -S/x a b",
+        ] {
+            assert_eq!(paths(refused), None, "{refused}");
+        }
+        // `-e` takes the rest of the word: the `i` is part of its script.
+        assert_eq!(paths("sed -es/a/i/ f").as_deref(), Some(""));
+    }
+
+    #[test]
+    fn globs_that_may_name_hidden_entries() {
+        for hidden in [".g*", ".gi?", "{.git,x}", "src/../.gi?", "a/{b,.c}/d", ".*"] {
+            assert!(glob_may_name_hidden(hidden), "{hidden}");
+        }
+        for plain in ["*.js", "dist/*.js", "src/?.rs", ".gitignore", "a/.b/c", "x[0-9]"] {
+            assert!(!glob_may_name_hidden(plain), "{plain}");
+        }
+    }
+
+    #[test]
+    fn sed_in_place_is_only_an_edit_of_its_operands() {
+        for ok in ["sed -i s/a/b/g f", "sed -i.bak -e s/a/b/ f", "sed -Ei 's/a+/b/' f", "sed --in-place=.orig -n p f"] {
+            assert!(sed_edits_only_operands(&first(ok)), "{ok}");
+        }
+        for refused in [
+            "sed -i '1e rm -rf ~' f",
+            "sed -i 's/a/b/e' x",
+            "sed -i 'w .git/hooks/pre-commit' x",
+            "sed -i 's/a/b/w /etc/x' x",
+            "sed -ie 's/a/b/w out' x",
+        ] {
+            assert!(!sed_edits_only_operands(&first(refused)), "{refused}");
+        }
+    }
+}
