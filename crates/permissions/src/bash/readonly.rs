@@ -25,6 +25,12 @@
 //!   rewrite `Cargo.lock`). `rg -z` is read-only (it runs fixed decompressors); `rg --pre`
 //!   is not. `awk` is never read-only (`system()`, `print >`). `git remote show` is
 //!   read-only although it contacts the remote.
+//! - Options that name a file to read are not read-only: the engine checks plain operands
+//!   against the Read rules, never option values (`grep -f`, `rg --file`, `diff --from-file`,
+//!   `date -f`, `tree --fromfile`, `--files0-from`, `xargs -a`, `git diff --no-index`,
+//!   `git grep -f`, `git blame --contents`, `git config -f`, sed's `r`/`R`). Nor is `xargs`
+//!   with a payload that opens the files its arguments name (`ls | xargs cat`): they are only
+//!   known at run time.
 
 use super::walk::has_substitution_text;
 use super::wrappers::{basename, xargs_payload};
@@ -826,8 +832,36 @@ pub(super) static TABLE: &[Spec] = &[
     Spec {
         name: "xargs",
         rule: Rule::Check(xargs_allows),
-        read_only: &["git ls-files | xargs wc -l", "find . -name '*.rs' -print0 | xargs -0 grep -l foo", "xargs"],
-        not_read_only: &["xargs rm", "xargs -0 -n1 rm -f", "xargs sed -n p", "xargs sort", "xargs -Q x"],
+        read_only: &[
+            "git ls-files | xargs echo",
+            "find . -name '*.rs' -print0 | xargs -0 basename -a",
+            "xargs",
+            "xargs -0 -n1 dirname",
+            "xargs -d , echo",
+            "xargs -Ia echo a",
+        ],
+        not_read_only: &[
+            "xargs rm",
+            "xargs -0 -n1 rm -f",
+            "xargs sed -n p",
+            "xargs sort",
+            "xargs -Q x",
+            "xargs -a /etc/shadow",
+            "xargs -a.env echo",
+            "xargs -0a .env",
+            "xargs --arg-file=.env",
+            "xargs --arg-file .env echo",
+            "echo /etc/shadow | xargs cat",
+            "ls | xargs cat",
+            "ls | xargs -0 head -1",
+            "git ls-files | xargs wc -l",
+            "xargs grep -l foo",
+            "xargs ls -l",
+            "xargs stat",
+            "xargs du -sh",
+            "xargs tail",
+            "xargs md5sum",
+        ],
         ..BASE
     },
     Spec {
@@ -977,16 +1011,40 @@ fn printf_allows(args: &[String]) -> bool {
     format.is_none_or(|format| !format.starts_with('-') && !format.contains(['$', '`']))
 }
 
-/// `xargs` whose payload is read-only whatever arguments it is given: a glob-safe command.
+/// Commands an `xargs` payload may be: glob-safe and none of their operands names a file, so
+/// that the arguments read at run time cannot make them open one (`ls | xargs cat`).
+const XARGS_PAYLOADS: &[&str] = &[
+    "basename", "dirname", "echo", "false", "free", "groups", "id", "nproc", "pgrep", "printenv", "seq", "sleep", "tr",
+    "true", "type", "uname", "uptime", "whereis", "which", "whoami",
+];
+
+/// `xargs` that reads its arguments from stdin (not `-a`/`--arg-file`, any file) and whose
+/// payload is read-only whatever arguments it is given and opens no file they name.
 fn xargs_allows(args: &[String]) -> bool {
     let mut argv = vec!["xargs".to_owned()];
     argv.extend_from_slice(args);
     let Some(start) = xargs_payload(&argv) else { return false };
+    if argv.get(1..start).is_none_or(xargs_reads_arg_file) {
+        return false;
+    }
     let Some((name, payload_args)) = argv.get(start..).and_then(<[String]>::split_first) else {
         // No payload: xargs runs `echo`.
         return true;
     };
-    lookup(name).is_some_and(|spec| spec.glob_safe && spec.rule.allows(payload_args))
+    XARGS_PAYLOADS.contains(&name.as_str())
+        && lookup(name).is_some_and(|spec| spec.glob_safe && spec.rule.allows(payload_args))
+}
+
+/// Whether `xargs` options (up to its payload) include `-a FILE` or `--arg-file`. A cluster
+/// ends at an option with a value (`-d`, `-I`, `-i`, …); a word taken as a value is still
+/// scanned, which can only refuse more.
+fn xargs_reads_arg_file(options: &[String]) -> bool {
+    options.iter().any(|option| match option.strip_prefix("--") {
+        Some(long) => denied(&format!("--{}", long.split('=').next().unwrap_or(long)), &["--arg-file"]),
+        None => option
+            .strip_prefix('-')
+            .is_some_and(|cluster| cluster.chars().take_while(|c| !"dEILnPseil".contains(*c)).any(|c| c == 'a')),
+    })
 }
 
 /// `xxd [options] [infile]`: a second operand is an output file.
@@ -1522,6 +1580,27 @@ mod table {
                 assert!(!is_read_only(&analyze(example)), "{example:?} must not be read-only");
             }
         }
+    }
+
+    #[test]
+    fn xargs_payloads_are_glob_safe_entries() {
+        for name in XARGS_PAYLOADS {
+            assert!(lookup(name).is_some_and(|spec| spec.glob_safe), "xargs payload {name} is not a glob-safe entry");
+        }
+    }
+
+    #[test]
+    fn xargs_arg_files() {
+        let reads = |args: &[&str]| xargs_reads_arg_file(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        assert!(reads(&["-a", "f"]));
+        assert!(reads(&["-af"]));
+        assert!(reads(&["-0a", "f"]));
+        assert!(reads(&["--arg-file=f"]));
+        assert!(reads(&["--arg-file", "f"]));
+        assert!(!reads(&["-0", "-n1"]));
+        assert!(!reads(&["-Ia"]));
+        assert!(!reads(&["-da"]));
+        assert!(!reads(&["--null"]));
     }
 
     #[test]
