@@ -25,6 +25,12 @@
 //!   rewrite `Cargo.lock`). `rg -z` is read-only (it runs fixed decompressors); `rg --pre`
 //!   is not. `awk` is never read-only (`system()`, `print >`). `git remote show` is
 //!   read-only although it contacts the remote.
+//! - Options that name a file to read are not read-only: the engine checks plain operands
+//!   against the Read rules, never option values (`grep -f`, `rg --file`, `diff --from-file`,
+//!   `date -f`, `tree --fromfile`, `--files0-from`, `xargs -a`, `git diff --no-index`,
+//!   `git grep -f`, `git blame --contents`, `git config -f`, sed's `r`/`R`). Nor is `xargs`
+//!   with a payload that opens the files its arguments name (`ls | xargs cat`): they are only
+//!   known at run time.
 
 use super::walk::has_substitution_text;
 use super::wrappers::{basename, xargs_payload};
@@ -265,6 +271,42 @@ const BASE: Spec =
 /// Flags of git's diff family (`diff`, `log`, `show`, …): no `--output` file, no external diff.
 const GIT_DIFF_FAMILY: Flags = Flags { deny: &["--output", "--ext-diff"], ..ANY };
 
+/// `grep`, `egrep`, `fgrep`: no pattern file (`-f`), which may be any file and is echoed back
+/// by `-o` or a match. The flags that take a value are listed so that `-e -f` is a pattern.
+const GREP: Flags = Flags {
+    deny: &["-f", "--file"],
+    values: &[
+        "-e",
+        "--regexp",
+        "-f",
+        "--file",
+        "-m",
+        "--max-count",
+        "-A",
+        "--after-context",
+        "-B",
+        "--before-context",
+        "-C",
+        "--context",
+        "-d",
+        "--directories",
+        "-D",
+        "--devices",
+        "--label",
+        "--include",
+        "--exclude",
+        "--exclude-from",
+        "--exclude-dir",
+        "--binary-files",
+        "--group-separator",
+    ],
+    ..ANY
+};
+
+/// `wc`, `du`: no `--files0-from`, which reads the names from a file (any file, and its lines
+/// come back in error messages) rather than from the operands.
+const FILES0_FROM: Flags = Flags { deny: &["--files0-from"], ..ANY };
+
 /// The vetted table, sorted by name (a test checks the order).
 pub(super) static TABLE: &[Spec] = &[
     Spec { name: ":", glob_safe: true, prints_only: true, read_only: &[": nothing $X"], ..BASE },
@@ -323,15 +365,30 @@ pub(super) static TABLE: &[Spec] = &[
         name: "date",
         rule: Rule::Check(date_allows),
         read_only: &["date", "date -u +%Y-%m-%d", "date -d yesterday"],
-        not_read_only: &["date -s now", "date --set=now", "date 0101000023"],
+        not_read_only: &[
+            "date -s now",
+            "date --set=now",
+            "date 0101000023",
+            "date -f /etc/shadow",
+            "date -uf .env",
+            "date --file=.env",
+            "date --file .env",
+        ],
         ..BASE
     },
     Spec { name: "df", glob_safe: true, read_only: &["df -h ."], ..BASE },
     Spec {
         name: "diff",
+        rule: Rule::Flags(Flags { deny: &["--from-file", "--to-file"], ..ANY }),
         glob_safe: true,
         read_only: &["diff -u a b", "diff -r dir1 dir2"],
-        not_read_only: &["diff <(ls a) <(ls b)"],
+        not_read_only: &[
+            "diff <(ls a) <(ls b)",
+            "diff --from-file=/etc/shadow a",
+            "diff --to-file=.env a",
+            "diff --from-file /etc/shadow a",
+            "diff --to-file .env a",
+        ],
         ..BASE
     },
     Spec { name: "dirname", glob_safe: true, prints_only: true, read_only: &["dirname \"$0\""], ..BASE },
@@ -342,7 +399,14 @@ pub(super) static TABLE: &[Spec] = &[
         not_read_only: &["docker run alpine", "docker rm x", "docker -H tcp://x ps"],
         ..BASE
     },
-    Spec { name: "du", glob_safe: true, read_only: &["du -sh *"], ..BASE },
+    Spec {
+        name: "du",
+        rule: Rule::Flags(FILES0_FROM),
+        glob_safe: true,
+        read_only: &["du -sh *"],
+        not_read_only: &["du --files0-from=.env", "du --files0-from /etc/shadow", "du --files0-from=-"],
+        ..BASE
+    },
     Spec {
         name: "echo",
         glob_safe: true,
@@ -351,7 +415,14 @@ pub(super) static TABLE: &[Spec] = &[
         not_read_only: &["echo x > f", "echo $(rm x)"],
         ..BASE
     },
-    Spec { name: "egrep", glob_safe: true, read_only: &["egrep -n 'a|b' *.txt"], ..BASE },
+    Spec {
+        name: "egrep",
+        rule: Rule::Flags(GREP),
+        glob_safe: true,
+        read_only: &["egrep -n 'a|b' *.txt"],
+        not_read_only: &["egrep -f /etc/shadow x", "egrep -rf .env src", "egrep --file=.env x"],
+        ..BASE
+    },
     Spec {
         name: "env",
         rule: Rule::Check(env_allows),
@@ -375,7 +446,14 @@ pub(super) static TABLE: &[Spec] = &[
         not_read_only: &["fdfind -x rm"],
         ..BASE
     },
-    Spec { name: "fgrep", glob_safe: true, read_only: &["fgrep -r x ."], ..BASE },
+    Spec {
+        name: "fgrep",
+        rule: Rule::Flags(GREP),
+        glob_safe: true,
+        read_only: &["fgrep -r x ."],
+        not_read_only: &["fgrep -f /etc/shadow x", "fgrep -f.env x", "fgrep --file .env x"],
+        ..BASE
+    },
     Spec {
         name: "file",
         rule: Rule::Flags(Flags {
@@ -478,10 +556,34 @@ pub(super) static TABLE: &[Spec] = &[
             "git grep -O foo",
             "git cat-file --textconv HEAD:x",
             "git lg",
+            "git diff --no-index /etc/shadow /dev/null",
+            "git diff --stat --no-index a b",
+            "git grep --no-index foo",
+            "git grep -f /etc/shadow",
+            "git grep -nf .env",
+            "git grep --file=.env",
+            "git grep --file .env",
+            "git blame --contents=/etc/shadow src/lib.rs",
+            "git blame --contents .env src/lib.rs",
+            "git config -f ~/.aws/credentials --list",
+            "git config --file=.env --get a.b",
         ],
         ..BASE
     },
-    Spec { name: "grep", glob_safe: true, read_only: &["grep -rn foo src", "grep -c x *.txt"], ..BASE },
+    Spec {
+        name: "grep",
+        rule: Rule::Flags(GREP),
+        glob_safe: true,
+        read_only: &["grep -rn foo src", "grep -c x *.txt"],
+        not_read_only: &[
+            "grep -f /etc/shadow x",
+            "grep -f/etc/shadow x",
+            "grep -rf .env src",
+            "grep --file=.env x",
+            "grep --file .env x",
+        ],
+        ..BASE
+    },
     Spec { name: "groups", glob_safe: true, read_only: &["groups"], ..BASE },
     Spec { name: "head", glob_safe: true, read_only: &["head -5 a", "head -n 5 *.md"], ..BASE },
     Spec { name: "hexdump", glob_safe: true, read_only: &["hexdump -C a.bin"], ..BASE },
@@ -542,7 +644,7 @@ pub(super) static TABLE: &[Spec] = &[
         rule: Rule::Check(printf_allows),
         prints_only: true,
         read_only: &["printf '%s\\n' a b", "printf '%s\\n' \"$HOME\""],
-        not_read_only: &["printf -v PATH %s /tmp", "printf $FMT x"],
+        not_read_only: &["printf -v PATH %s /tmp", "printf $FMT x", "printf -v 'a[$(rm x)]' x"],
         ..BASE
     },
     Spec { name: "ps", glob_safe: true, read_only: &["ps aux"], ..BASE },
@@ -559,7 +661,7 @@ pub(super) static TABLE: &[Spec] = &[
     Spec {
         name: "rg",
         rule: Rule::Flags(Flags {
-            deny: &["--pre", "--pre-glob", "--hostname-bin"],
+            deny: &["--pre", "--pre-glob", "--hostname-bin", "-f", "--file"],
             values: &[
                 "-e",
                 "--regexp",
@@ -601,7 +703,17 @@ pub(super) static TABLE: &[Spec] = &[
             ..ANY
         }),
         read_only: &["rg -l TODO", "rg -n -g '*.rs' foo src", "rg -z pattern logs", "rg -e --pre x"],
-        not_read_only: &["rg --pre sh x", "rg --pre=./x y", "rg --pre-glob '*.gz' x", "rg --hostname-bin=x y"],
+        not_read_only: &[
+            "rg --pre sh x",
+            "rg --pre=./x y",
+            "rg --pre-glob '*.gz' x",
+            "rg --hostname-bin=x y",
+            "rg -f /etc/shadow src",
+            "rg -f.env src",
+            "rg -nf .env src",
+            "rg --file=.env src",
+            "rg --file .env src",
+        ],
         ..BASE
     },
     Spec {
@@ -618,6 +730,10 @@ pub(super) static TABLE: &[Spec] = &[
             "sed '1e ls' f",
             "sed -f script.sed f",
             "sed 'W out' f",
+            "sed '1r /etc/shadow' x",
+            "sed 'R .env' src/a.rs",
+            "sed -e '$r /etc/passwd' x",
+            "sed -n -e p -e '/x/R .env' f",
         ],
         ..BASE
     },
@@ -631,7 +747,7 @@ pub(super) static TABLE: &[Spec] = &[
     Spec {
         name: "sort",
         rule: Rule::Flags(Flags {
-            deny: &["-o", "--output", "--compress-program"],
+            deny: &["-o", "--output", "--compress-program", "--files0-from"],
             values: &[
                 "-k",
                 "--key",
@@ -649,7 +765,16 @@ pub(super) static TABLE: &[Spec] = &[
             ..ANY
         }),
         read_only: &["sort -u a", "sort -t, -k2 a", "sort -to a"],
-        not_read_only: &["sort -o out in", "sort -uo out in", "sort --output=out in", "sort --out=x in", "sort *.txt"],
+        not_read_only: &[
+            "sort -o out in",
+            "sort -uo out in",
+            "sort --output=out in",
+            "sort --out=x in",
+            "sort *.txt",
+            "sort --files0-from=.env",
+            "sort --files0-from /etc/shadow",
+            "sort --files0-from=-",
+        ],
         ..BASE
     },
     Spec { name: "stat", glob_safe: true, read_only: &["stat -c %s a"], ..BASE },
@@ -666,9 +791,15 @@ pub(super) static TABLE: &[Spec] = &[
     Spec { name: "tr", glob_safe: true, read_only: &["tr a-z A-Z"], ..BASE },
     Spec {
         name: "tree",
-        rule: Rule::Flags(Flags { deny: &["-o", "-R"], values: &["-L", "-P", "-I", "-H", "-T"], ..ANY }),
+        rule: Rule::Flags(Flags { deny: &["-o", "-R", "--fromfile"], values: &["-L", "-P", "-I", "-H", "-T"], ..ANY }),
         read_only: &["tree -L 2 src", "tree -I target"],
-        not_read_only: &["tree -o out.txt", "tree -R -H . -L 2"],
+        not_read_only: &[
+            "tree -o out.txt",
+            "tree -R -H . -L 2",
+            "tree --fromfile .env",
+            "tree --fromfile",
+            "tree -L 2 --fromfile=.",
+        ],
         ..BASE
     },
     Spec { name: "true", glob_safe: true, prints_only: true, read_only: &["true"], ..BASE },
@@ -687,15 +818,50 @@ pub(super) static TABLE: &[Spec] = &[
         ..BASE
     },
     Spec { name: "uptime", glob_safe: true, read_only: &["uptime"], ..BASE },
-    Spec { name: "wc", glob_safe: true, read_only: &["wc -l src/*.rs"], ..BASE },
+    Spec {
+        name: "wc",
+        rule: Rule::Flags(FILES0_FROM),
+        glob_safe: true,
+        read_only: &["wc -l src/*.rs"],
+        not_read_only: &["wc --files0-from=.env", "wc -l --files0-from /etc/shadow", "wc --files0-from=-"],
+        ..BASE
+    },
     Spec { name: "whereis", glob_safe: true, read_only: &["whereis ls"], ..BASE },
     Spec { name: "which", glob_safe: true, read_only: &["which cargo"], ..BASE },
     Spec { name: "whoami", glob_safe: true, read_only: &["whoami"], ..BASE },
     Spec {
         name: "xargs",
         rule: Rule::Check(xargs_allows),
-        read_only: &["git ls-files | xargs wc -l", "find . -name '*.rs' -print0 | xargs -0 grep -l foo", "xargs"],
-        not_read_only: &["xargs rm", "xargs -0 -n1 rm -f", "xargs sed -n p", "xargs sort", "xargs -Q x"],
+        read_only: &[
+            "git ls-files | xargs echo",
+            "find . -name '*.rs' -print0 | xargs -0 basename -a",
+            "xargs",
+            "xargs -0 -n1 dirname",
+            "xargs -d , echo",
+            "xargs -Ia echo a",
+        ],
+        not_read_only: &[
+            "xargs rm",
+            "xargs -0 -n1 rm -f",
+            "xargs sed -n p",
+            "xargs sort",
+            "xargs -Q x",
+            "xargs -a /etc/shadow",
+            "xargs -a.env echo",
+            "xargs -0a .env",
+            "xargs --arg-file=.env",
+            "xargs --arg-file .env echo",
+            "echo /etc/shadow | xargs cat",
+            "ls | xargs cat",
+            "ls | xargs -0 head -1",
+            "git ls-files | xargs wc -l",
+            "xargs grep -l foo",
+            "xargs ls -l",
+            "xargs stat",
+            "xargs du -sh",
+            "xargs tail",
+            "xargs md5sum",
+        ],
         ..BASE
     },
     Spec {
@@ -760,11 +926,12 @@ fn command_allows(args: &[String]) -> bool {
     parsed.only(&["-p", "-v", "-V"]) && (parsed.has("-v") || parsed.has("-V"))
 }
 
-/// `date` without `-s`/`--set` and with only `+FORMAT` operands.
+/// `date` without `-s`/`--set`, without `-f`/`--file` (which reads any file and prints its
+/// lines in error messages), and with only `+FORMAT` operands.
 fn date_allows(args: &[String]) -> bool {
     let values = ["-d", "--date", "-f", "--file", "-r", "--reference", "-s", "--set"];
     let parsed = parse_args(args, &values, &[]);
-    !parsed.flags.iter().any(|(flag, _)| denied(flag, &["-s", "--set"]))
+    !parsed.flags.iter().any(|(flag, _)| denied(flag, &["-s", "--set", "-f", "--file"]))
         && parsed.operands.iter().all(|operand| operand.starts_with('+'))
 }
 
@@ -844,16 +1011,40 @@ fn printf_allows(args: &[String]) -> bool {
     format.is_none_or(|format| !format.starts_with('-') && !format.contains(['$', '`']))
 }
 
-/// `xargs` whose payload is read-only whatever arguments it is given: a glob-safe command.
+/// Commands an `xargs` payload may be: glob-safe and none of their operands names a file, so
+/// that the arguments read at run time cannot make them open one (`ls | xargs cat`).
+const XARGS_PAYLOADS: &[&str] = &[
+    "basename", "dirname", "echo", "false", "free", "groups", "id", "nproc", "pgrep", "printenv", "seq", "sleep", "tr",
+    "true", "type", "uname", "uptime", "whereis", "which", "whoami",
+];
+
+/// `xargs` that reads its arguments from stdin (not `-a`/`--arg-file`, any file) and whose
+/// payload is read-only whatever arguments it is given and opens no file they name.
 fn xargs_allows(args: &[String]) -> bool {
     let mut argv = vec!["xargs".to_owned()];
     argv.extend_from_slice(args);
     let Some(start) = xargs_payload(&argv) else { return false };
+    if argv.get(1..start).is_none_or(xargs_reads_arg_file) {
+        return false;
+    }
     let Some((name, payload_args)) = argv.get(start..).and_then(<[String]>::split_first) else {
         // No payload: xargs runs `echo`.
         return true;
     };
-    lookup(name).is_some_and(|spec| spec.glob_safe && spec.rule.allows(payload_args))
+    XARGS_PAYLOADS.contains(&name.as_str())
+        && lookup(name).is_some_and(|spec| spec.glob_safe && spec.rule.allows(payload_args))
+}
+
+/// Whether `xargs` options (up to its payload) include `-a FILE` or `--arg-file`. A cluster
+/// ends at an option with a value (`-d`, `-I`, `-i`, …); a word taken as a value is still
+/// scanned, which can only refuse more.
+fn xargs_reads_arg_file(options: &[String]) -> bool {
+    options.iter().any(|option| match option.strip_prefix("--") {
+        Some(long) => denied(&format!("--{}", long.split('=').next().unwrap_or(long)), &["--arg-file"]),
+        None => option
+            .strip_prefix('-')
+            .is_some_and(|cluster| cluster.chars().take_while(|c| !"dEILnPseil".contains(*c)).any(|c| c == 'a')),
+    })
 }
 
 /// `xxd [options] [infile]`: a second operand is an output file.
@@ -993,7 +1184,7 @@ fn command_ends(s: &[char], i: &mut usize) -> bool {
     matches!(s.get(*i), None | Some(';' | '\n' | '}' | '#'))
 }
 
-/// Skips to the end of the line (text of `a`/`i`/`c`, file names of `r`/`R`), honouring
+/// Skips to the end of the line (text of `a`/`i`/`c`), honouring
 /// backslash-newline continuations.
 fn skip_line(s: &[char], i: &mut usize) {
     while let Some(&c) = s.get(*i) {
@@ -1015,8 +1206,9 @@ fn skip_label(s: &[char], i: &mut usize) {
     }
 }
 
-/// Whether a sed script only reads: no `w`/`W` (write), `e` (execute) commands and no `w`/`e`
-/// flags on `s`. Anything the parser does not understand is refused.
+/// Whether a sed script only reads its input: no `w`/`W` (write), `r`/`R` (read another file),
+/// `e` (execute) commands and no `w`/`e` flags on `s`. Anything the parser does not understand
+/// is refused.
 pub(super) fn sed_script_is_safe(script: &str) -> bool {
     let s: Vec<char> = script.chars().collect();
     let mut i = 0;
@@ -1074,7 +1266,7 @@ pub(super) fn sed_script_is_safe(script: &str) -> bool {
                 skip_label(&s, &mut i);
                 true
             }
-            'a' | 'i' | 'c' | 'r' | 'R' => {
+            'a' | 'i' | 'c' => {
                 skip_line(&s, &mut i);
                 true
             }
@@ -1095,7 +1287,8 @@ pub(super) fn sed_script_is_safe(script: &str) -> bool {
                 }
                 command_ends(&s, &mut i)
             }
-            // `w`, `W` write files; `e` runs commands; anything else is unknown.
+            // `w`, `W` write files; `r`, `R` read any file into the output; `e` runs commands;
+            // anything else is unknown.
             _ => false,
         };
         if !ok {
@@ -1143,7 +1336,14 @@ fn git_allows(args: &[String]) -> bool {
 
 /// Read-only git subcommands and the rule for their arguments.
 const GIT_SUBCOMMANDS: &[(&str, Rule)] = &[
-    ("blame", Rule::Flags(GIT_DIFF_FAMILY)),
+    (
+        "blame",
+        Rule::Flags(Flags {
+            deny: &["--output", "--ext-diff", "--contents", "-S", "--ignore-revs-file"],
+            values: &["-L", "-S", "--contents", "--ignore-revs-file"],
+            ..ANY
+        }),
+    ),
     ("branch", Rule::Check(git_branch_allows)),
     ("cat-file", Rule::Flags(Flags { deny: &["--textconv", "--filters"], ..ANY })),
     ("check-ignore", Rule::Flags(ANY)),
@@ -1151,12 +1351,12 @@ const GIT_SUBCOMMANDS: &[(&str, Rule)] = &[
     ("config", Rule::Check(git_config_allows)),
     ("count-objects", Rule::Flags(ANY)),
     ("describe", Rule::Flags(ANY)),
-    ("diff", Rule::Flags(GIT_DIFF_FAMILY)),
+    ("diff", Rule::Flags(Flags { deny: &["--output", "--ext-diff", "--no-index"], ..ANY })),
     ("for-each-ref", Rule::Flags(ANY)),
     (
         "grep",
         Rule::Flags(Flags {
-            deny: &["-O", "--open-files-in-pager", "--ext-grep"],
+            deny: &["-O", "--open-files-in-pager", "--ext-grep", "--no-index", "-f", "--file"],
             values: &["-e", "-f", "-A", "-B", "-C", "-m", "--max-depth", "--threads"],
             ..ANY
         }),
@@ -1250,7 +1450,8 @@ fn git_tag_allows(args: &[String]) -> bool {
     parsed.only(ALLOW) && (parsed.operands.is_empty() || parsed.has("-l") || parsed.has("--list") || parsed.has("-n"))
 }
 
-/// `git config` reading: `--get*`, `--list`, or the `get`/`list` subcommands.
+/// `git config` reading: `--get*`, `--list`, or the `get`/`list` subcommands; not of another
+/// file (`-f`/`--file`: any INI-style file, such as `~/.aws/credentials`, is printed).
 fn git_config_allows(args: &[String]) -> bool {
     const GET: &[&str] = &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool"];
     const ALLOW: &[&str] = &[
@@ -1266,8 +1467,6 @@ fn git_config_allows(args: &[String]) -> bool {
         "--system",
         "--local",
         "--worktree",
-        "-f",
-        "--file",
         "--blob",
         "--show-origin",
         "--show-scope",
@@ -1384,6 +1583,27 @@ mod table {
     }
 
     #[test]
+    fn xargs_payloads_are_glob_safe_entries() {
+        for name in XARGS_PAYLOADS {
+            assert!(lookup(name).is_some_and(|spec| spec.glob_safe), "xargs payload {name} is not a glob-safe entry");
+        }
+    }
+
+    #[test]
+    fn xargs_arg_files() {
+        let reads = |args: &[&str]| xargs_reads_arg_file(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        assert!(reads(&["-a", "f"]));
+        assert!(reads(&["-af"]));
+        assert!(reads(&["-0a", "f"]));
+        assert!(reads(&["--arg-file=f"]));
+        assert!(reads(&["--arg-file", "f"]));
+        assert!(!reads(&["-0", "-n1"]));
+        assert!(!reads(&["-Ia"]));
+        assert!(!reads(&["-da"]));
+        assert!(!reads(&["--null"]));
+    }
+
+    #[test]
     fn cargo_rules() {
         let cargo = |args: &[&str]| cargo_allows(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
         assert!(cargo(&["--version"]));
@@ -1427,7 +1647,12 @@ mod table {
             ":a;N;ba",
             "q5",
             "\\%x%p",
-            "r other.txt",
+            "s/a/r x/",
+            "s/r/R/g",
+            "y/r/R/",
+            "/r x/p",
+            "$ a r x",
+            "# r x\np",
         ] {
             assert!(sed_script_is_safe(script), "{script:?} is safe");
         }
@@ -1447,6 +1672,13 @@ mod table {
             "s/a\n/b/",
             "k",
             "s/a/b/ x",
+            "r other.txt",
+            "1r /etc/shadow",
+            "$r x",
+            "/x/R .env",
+            "1,3!r x",
+            "p;r x",
+            "/x/{r x\n}",
         ] {
             assert!(!sed_script_is_safe(script), "{script:?} is not safe");
         }
