@@ -274,3 +274,16 @@ async fn a_symlink_or_a_cd_does_not_hide_where_a_command_goes() {
     let inside = ws.run(vec![ToolCall::new("3", "Bash", json!({"command": "cd sub && cat ok.txt"}))]).await;
     assert!(!inside[0].is_error && text(&inside[0]).contains("fine"), "{}", text(&inside[0]));
 }
+
+#[tokio::test]
+async fn a_glob_is_checked_as_what_it_matches() {
+    let ws = Workspace::new(&json!({"permissions": {"deny": ["Read(./.env)"]}}));
+    let denied = ws.run(vec![ToolCall::new("1", "Bash", json!({"command": "cat .e?v"}))]).await;
+    assert!(denied[0].is_error && text(&denied[0]).contains("denied by the rule"), "{}", text(&denied[0]));
+    // `ke*` is the link to the key's folder, outside the working directory.
+    let outside = ws.run(vec![ToolCall::new("2", "Bash", json!({"command": "cat ke*/id_ed25519"}))]).await;
+    assert!(outside[0].is_error && !text(&outside[0]).contains("PRIVATE KEY"), "{}", text(&outside[0]));
+    let inside = ws.run(vec![ToolCall::new("3", "Bash", json!({"command": "cat su*/*.txt"}))]).await;
+    assert!(!inside[0].is_error && text(&inside[0]).contains("fine"), "{}", text(&inside[0]));
+    assert!(!text(&denied[0]).contains(SECRET) && !text(&outside[0]).contains(SECRET));
+}

@@ -83,6 +83,79 @@ impl Bases {
         }
         Some(self.dirs.iter().map(|base| shell_path(base, word, home)).collect())
     }
+
+    /// As [`Bases::paths`], for a word of a command with unquoted glob characters: a word
+    /// with `*`, `?` or `[` names the entries it matches now, as bash would expand it (a
+    /// leading `.` matched only explicitly; the word itself when nothing matches). `None`
+    /// also for a brace expansion, or a pattern over more than [`MAX_GLOB_ENTRIES`] entries.
+    pub fn glob_paths(&self, word: &str, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+        let written = self.paths(word, home)?;
+        if !word.contains(['*', '?', '[']) {
+            return if word.contains('{') { None } else { Some(written) };
+        }
+        if word.contains('{') {
+            return None;
+        }
+        let mut all = Vec::new();
+        for path in written {
+            let matched = expand_glob(&path)?;
+            if matched.is_empty() {
+                all.push(path);
+            } else {
+                all.extend(matched);
+            }
+        }
+        Some(all)
+    }
+}
+
+/// How many directory entries one glob may look at before it counts as unknown.
+const MAX_GLOB_ENTRIES: usize = 10_000;
+
+/// The paths an absolute glob `pattern` matches now, component by component as bash expands
+/// it (no `globstar`, no `dotglob`, no `extglob`); `None` when a component is not a valid
+/// pattern or the listing grows past [`MAX_GLOB_ENTRIES`].
+fn expand_glob(pattern: &Path) -> Option<Vec<PathBuf>> {
+    let text = pattern.to_str()?;
+    let mut current = vec![PathBuf::from("/")];
+    let mut looked = 0usize;
+    for part in text.split('/').filter(|part| !part.is_empty()) {
+        if !part.contains(['*', '?', '[']) {
+            for path in &mut current {
+                path.push(part);
+            }
+            continue;
+        }
+        let matcher = globset::GlobBuilder::new(part)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .ok()?
+            .compile_matcher();
+        let mut next = Vec::new();
+        for dir in &current {
+            let Ok(entries) = std::fs::read_dir(dir) else { continue };
+            for entry in entries.flatten() {
+                looked += 1;
+                if looked > MAX_GLOB_ENTRIES {
+                    return None;
+                }
+                let name = entry.file_name();
+                let name = name.to_str()?;
+                if name.starts_with('.') && !part.starts_with('.') {
+                    continue;
+                }
+                if matcher.is_match(name) {
+                    next.push(dir.join(name));
+                }
+            }
+        }
+        current = next;
+        if current.is_empty() {
+            break;
+        }
+    }
+    Some(current)
 }
 
 /// Whether `word` names a path known before the command runs: no expansion, and a leading
@@ -297,6 +370,37 @@ mod tests {
             assert_eq!(shown(unknown), None, "{unknown}");
         }
         assert!(!is_static_path("~/x", None));
+    }
+
+    #[test]
+    fn globs_name_what_they_match_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        for file in [".env", "a.md", "b.md", "src/lib.rs"] {
+            std::fs::write(root.join(file), "x").unwrap();
+        }
+        std::os::unix::fs::symlink("/etc", root.join("etclink")).unwrap();
+        let bases = Bases::of(&analyze("true"), &root, None);
+        let names = |word: &str| {
+            bases.glob_paths(word, None).map(|paths| {
+                let mut names: Vec<String> =
+                    paths.iter().map(|p| p.strip_prefix(&root).unwrap_or(p).display().to_string()).collect();
+                names.sort();
+                names
+            })
+        };
+        assert_eq!(names("*.md").unwrap(), ["a.md", "b.md"]);
+        assert_eq!(names(".e*").unwrap(), [".env"]);
+        assert_eq!(names(".en?").unwrap(), [".env"]);
+        assert_eq!(names(".en[v]").unwrap(), [".env"]);
+        assert_eq!(names("*").unwrap(), ["a.md", "b.md", "etclink", "src"]);
+        assert_eq!(names("s*/*.rs").unwrap(), ["src/lib.rs"]);
+        assert_eq!(names("etc*/passwd").unwrap(), ["etclink/passwd"]);
+        assert_eq!(names("*.none").unwrap(), ["*.none"]);
+        assert_eq!(names("plain").unwrap(), ["plain"]);
+        assert_eq!(names("{.env,x}"), None);
+        assert_eq!(names("*.{md,rs}"), None);
     }
 
     #[test]

@@ -882,7 +882,7 @@ impl PermissionEngine {
 
         // Input redirections (`< file`) are reads, checked as Read(path).
         for read in &analysis.reads {
-            let Some(forms) = bases.paths(read, home).map(|targets| paths.forms_of(&targets)) else {
+            let Some(forms) = bases.glob_paths(read, home).map(|targets| paths.forms_of(&targets)) else {
                 all_read_only = false;
                 accept_ok = false;
                 continue;
@@ -907,6 +907,9 @@ impl PermissionEngine {
 
         for ((cmd, forms), &command_read_only) in analysis.commands.iter().zip(&spellings).zip(&read_only) {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+            // The paths an argument names (a glob: what it matches now).
+            let word_paths =
+                |word: &str| if cmd.has_glob { bases.glob_paths(word, home) } else { bases.paths(word, home) };
             // Critical rm, judged on each path the operand may name and on the real path
             // behind it (`rm -rf link/repo` where the link leads to the working directory's
             // parent).
@@ -916,7 +919,7 @@ impl PermissionEngine {
                         content.critical.get_or_insert(reason);
                         continue;
                     }
-                    let Some(targets) = bases.paths(arg, home) else {
+                    let Some(targets) = word_paths(arg) else {
                         content.critical.get_or_insert_with(|| {
                             format!("`{program} {arg}` removes a path that is only known at run time")
                         });
@@ -947,7 +950,7 @@ impl PermissionEngine {
                 }
             };
             for arg in args {
-                let Some(forms) = bases.paths(arg, home).map(|targets| paths.forms_of(&targets)) else {
+                let Some(forms) = word_paths(arg).map(|targets| paths.forms_of(&targets)) else {
                     // A path known only at run time: not read-only, and not an edit
                     // acceptEdits can vouch for.
                     all_read_only = false;
@@ -990,7 +993,7 @@ impl PermissionEngine {
                     && !(cmd.has_glob && operands(cmd).iter().any(|a| glob_may_name_hidden(a)))
                     && option_paths(cmd).is_some_and(|options| {
                         operands(cmd).into_iter().chain(options).all(|a| {
-                            bases.paths(a, home).map(|targets| paths.forms_of(&targets)).is_some_and(|forms| {
+                            word_paths(a).map(|targets| paths.forms_of(&targets)).is_some_and(|forms| {
                                 paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
                             })
                         })
