@@ -855,18 +855,17 @@ impl PermissionEngine {
                     .get_or_insert_with(|| format!("the redirection target `{}` is not static", write.path));
                 continue;
             };
-            let target = &forms[0];
             let candidates = candidates(&forms);
             let hits = path_rules.hits(rules, &candidates);
             if content.deny.is_none()
                 && let Some(r) = hits.first("Edit", PermissionBehavior::Deny)
             {
-                content.deny = Some((r.entry.clone(), format!("writing {}", target.display())));
+                content.deny = Some((r.entry.clone(), format!("writing {}", shown_form(r, &forms))));
             }
             if content.ask.is_none()
                 && let Some(r) = hits.first("Edit", PermissionBehavior::Ask)
             {
-                content.ask = Some((r.entry.clone(), format!("writing {}", target.display())));
+                content.ask = Some((r.entry.clone(), format!("writing {}", shown_form(r, &forms))));
             }
             if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
                 content.protected.get_or_insert(reason);
@@ -887,17 +886,16 @@ impl PermissionEngine {
                 accept_ok = false;
                 continue;
             };
-            let target = &forms[0];
             let hits = path_rules.hits(rules, &candidates(&forms));
             if content.deny.is_none()
                 && let Some(r) = hits.first("Read", PermissionBehavior::Deny)
             {
-                content.deny = Some((r.entry.clone(), format!("reading {}", target.display())));
+                content.deny = Some((r.entry.clone(), format!("reading {}", shown_form(r, &forms))));
             }
             if content.ask.is_none()
                 && let Some(r) = hits.first("Read", PermissionBehavior::Ask)
             {
-                content.ask = Some((r.entry.clone(), format!("reading {}", target.display())));
+                content.ask = Some((r.entry.clone(), format!("reading {}", shown_form(r, &forms))));
             }
             if !paths.inside(&forms) {
                 all_read_only = false;
@@ -957,7 +955,6 @@ impl PermissionEngine {
                     accept_ok = false;
                     continue;
                 };
-                let target = &forms[0];
                 if !families.is_empty() {
                     let hits = path_rules.hits(rules, &candidates(&forms));
                     for &family in families {
@@ -965,12 +962,12 @@ impl PermissionEngine {
                         if content.deny.is_none()
                             && let Some(r) = hits.first(family, PermissionBehavior::Deny)
                         {
-                            content.deny = Some((r.entry.clone(), format!("{verb} {}", target.display())));
+                            content.deny = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
                         }
                         if content.ask.is_none()
                             && let Some(r) = hits.first(family, PermissionBehavior::Ask)
                         {
-                            content.ask = Some((r.entry.clone(), format!("{verb} {}", target.display())));
+                            content.ask = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
                         }
                     }
                 }
@@ -1085,6 +1082,12 @@ impl<'a> Paths<'a> {
         let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
         forms.iter().all(|f| root_forms.iter().any(|r| f.starts_with(r)))
     }
+}
+
+/// The form of a path a path rule matched, for messages (the first form when none did).
+fn shown_form(rule: &CompiledRule, forms: &[PathBuf]) -> String {
+    let matched = forms.iter().find(|f| matches!(&rule.spec, Spec::Path(p) if p.matches(f)));
+    matched.or(forms.first()).map(|f| f.display().to_string()).unwrap_or_default()
 }
 
 /// The forms of a path as glob candidates, to match them against many path rules.

@@ -604,3 +604,11 @@ fn path_deny_rules_hold_against_input_redirections_and_command_operands() {
     let e = engine.evaluate(&bash, &json!({"command": "echo x | tee other.txt"}), &c, None);
     assert_eq!(e.decision.behavior, Allow, "{}", e.explain());
 }
+
+#[test]
+fn a_denied_path_is_shown_as_the_rule_matched_it() {
+    let engine = project_engine();
+    let e = engine.evaluate(&tool("Bash"), &json!({"command": "cd .. && cat repo/.env"}), &ctx(Dflt), None);
+    assert_eq!(e.decision.behavior, Deny);
+    assert!(e.decision.message.contains("reading /repo/.env"), "{}", e.decision.message);
+}
