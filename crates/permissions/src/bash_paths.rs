@@ -84,29 +84,125 @@ impl Bases {
         Some(self.dirs.iter().map(|base| shell_path(base, word, home)).collect())
     }
 
-    /// As [`Bases::paths`], for a word of a command with unquoted glob characters: a word
-    /// with `*`, `?` or `[` names the entries it matches now, as bash would expand it (a
-    /// leading `.` matched only explicitly; the word itself when nothing matches). `None`
-    /// also for a brace expansion, or a pattern over more than [`MAX_GLOB_ENTRIES`] entries.
+    /// As [`Bases::paths`], for a word of a command with unquoted glob characters: braces
+    /// expand first (`a{b,c}`, `{1..3}`), then a word with `*`, `?` or `[` names the entries
+    /// it matches now, as bash would expand it (a leading `.` matched only explicitly; the
+    /// word itself when nothing matches). `None` also for more than [`MAX_BRACE_WORDS`]
+    /// words or a pattern over more than [`MAX_GLOB_ENTRIES`] entries.
     pub fn glob_paths(&self, word: &str, home: Option<&Path>) -> Option<Vec<PathBuf>> {
-        let written = self.paths(word, home)?;
-        if !word.contains(['*', '?', '[']) {
-            return if word.contains('{') { None } else { Some(written) };
-        }
-        if word.contains('{') {
-            return None;
-        }
         let mut all = Vec::new();
-        for path in written {
-            let matched = expand_glob(&path)?;
-            if matched.is_empty() {
-                all.push(path);
-            } else {
-                all.extend(matched);
+        for word in expand_braces(word)? {
+            let written = self.paths(&word, home)?;
+            if !word.contains(['*', '?', '[']) {
+                all.extend(written);
+                continue;
+            }
+            for path in written {
+                let matched = expand_glob(&path)?;
+                if matched.is_empty() {
+                    all.push(path);
+                } else {
+                    all.extend(matched);
+                }
             }
         }
         Some(all)
     }
+}
+
+/// How many words one brace expansion may give before it counts as unknown.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// The words bash's brace expansion makes of `word`: comma lists (`a{b,c}d`), nested ones,
+/// and sequences of integers or letters with an optional step (`{1..9..2}`, `{a..e}`); a
+/// brace without a top-level comma or a valid sequence stays as written. `None` past
+/// [`MAX_BRACE_WORDS`] words.
+pub(crate) fn expand_braces(word: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    brace_words(word, &mut out)?;
+    Some(out)
+}
+
+fn brace_words(word: &str, out: &mut Vec<String>) -> Option<()> {
+    if out.len() > MAX_BRACE_WORDS {
+        return None;
+    }
+    for (open, _) in word.match_indices('{') {
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (at, c) in word[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + at);
+                        break;
+                    }
+                }
+                ',' if depth == 1 => commas.push(open + at),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        let alternatives: Vec<String> = if commas.is_empty() {
+            match sequence(&word[open + 1..close]) {
+                Some(Some(items)) => items,
+                Some(None) => return None,
+                None => continue,
+            }
+        } else {
+            let mut bounds = vec![open];
+            bounds.extend(&commas);
+            bounds.push(close);
+            bounds.windows(2).map(|w| word[w[0] + 1..w[1]].to_owned()).collect()
+        };
+        if alternatives.len() > MAX_BRACE_WORDS {
+            return None;
+        }
+        let (prefix, suffix) = (&word[..open], &word[close + 1..]);
+        for alternative in alternatives {
+            brace_words(&format!("{prefix}{alternative}{suffix}"), out)?;
+        }
+        return Some(());
+    }
+    out.push(word.to_owned());
+    Some(())
+}
+
+/// The items of a brace sequence body (`1..5`, `a..e`, `10..1..3`): `None` if it is not
+/// one, `Some(None)` if it has more than [`MAX_BRACE_WORDS`] items.
+fn sequence(body: &str) -> Option<Option<Vec<String>>> {
+    let parts: Vec<&str> = body.split("..").collect();
+    let (from, to, step) = match parts.as_slice() {
+        [from, to] => (*from, *to, 1i64),
+        [from, to, step] => (*from, *to, step.parse::<i64>().ok()?.checked_abs()?.max(1)),
+        _ => return None,
+    };
+    let span = |a: i64, b: i64| -> Option<Vec<i64>> {
+        let count = a.abs_diff(b) / step.unsigned_abs() + 1;
+        if count > MAX_BRACE_WORDS as u64 {
+            return None;
+        }
+        let stride = if b >= a { step } else { -step };
+        (0..count).map(|i| stride.checked_mul(i64::try_from(i).ok()?).and_then(|d| a.checked_add(d))).collect()
+    };
+    if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
+        return Some(span(a, b).map(|items| items.into_iter().map(|n| n.to_string()).collect()));
+    }
+    let letter = |s: &str| {
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => Some(c),
+            _ => None,
+        }
+    };
+    let (a, b) = (letter(from)?, letter(to)?);
+    let items = span(i64::from(u32::from(a)), i64::from(u32::from(b)));
+    Some(items.map(|items| {
+        items.into_iter().filter_map(|n| u32::try_from(n).ok().and_then(char::from_u32)).map(String::from).collect()
+    }))
 }
 
 /// How many directory entries one glob may look at before it counts as unknown.
@@ -285,10 +381,12 @@ pub(crate) fn sed_edits_only_operands(cmd: &SimpleCommand) -> bool {
     is_read_only_command(&without)
 }
 
-/// Whether `word`, if a glob or brace expansion, may name a hidden entry (`.git` from `.g*`,
-/// `.gi?` or `{.git,x}`): a component with a glob character that starts with `.`, or a brace.
+/// Whether `word`, if a glob, may name a hidden entry (`.git` from `.g*` or `.gi?`): after
+/// brace expansion, a component with a glob character that starts with `.`. (`{.git,x}` names
+/// `.git` as written, which the protected-path check sees.)
 pub(crate) fn glob_may_name_hidden(word: &str) -> bool {
-    word.contains(['*', '?', '[', '{']) && word.split('/').any(|part| part.starts_with('.') || part.contains('{'))
+    let Some(words) = expand_braces(word) else { return true };
+    words.iter().any(|word| word.split('/').any(|part| part.starts_with('.') && part.contains(['*', '?', '['])))
 }
 
 /// The last component of a command word (`/bin/rm` is `rm`).
@@ -399,8 +497,27 @@ mod tests {
         assert_eq!(names("etc*/passwd").unwrap(), ["etclink/passwd"]);
         assert_eq!(names("*.none").unwrap(), ["*.none"]);
         assert_eq!(names("plain").unwrap(), ["plain"]);
-        assert_eq!(names("{.env,x}"), None);
-        assert_eq!(names("*.{md,rs}"), None);
+        assert_eq!(names("{.env,x}").unwrap(), [".env", "x"]);
+        assert_eq!(names("*.{md,rs}").unwrap(), ["*.rs", "a.md", "b.md"]);
+        assert_eq!(names("{src,none}/*.rs").unwrap(), ["none/*.rs", "src/lib.rs"]);
+    }
+
+    #[test]
+    fn braces_expand_as_bash_expands_them() {
+        let words = |w: &str| expand_braces(w).unwrap();
+        assert_eq!(words("a{b,c}d"), ["abd", "acd"]);
+        assert_eq!(words("file{,.bak}"), ["file", "file.bak"]);
+        assert_eq!(words("{a,b{1,2}}x"), ["ax", "b1x", "b2x"]);
+        assert_eq!(words("{x,y}{1,2}"), ["x1", "x2", "y1", "y2"]);
+        assert_eq!(words("f{1..3}"), ["f1", "f2", "f3"]);
+        assert_eq!(words("{5..1..2}"), ["5", "3", "1"]);
+        assert_eq!(words("{a..c}"), ["a", "b", "c"]);
+        for literal in ["{}", "{a}", "a{b", "b}c", "{a..}", "{1..b}", "{a..bb}"] {
+            assert_eq!(words(literal), [literal], "{literal}");
+        }
+        assert_eq!(expand_braces("{1..100000}"), None);
+        assert_eq!(expand_braces("{-9223372036854775808..9223372036854775807..9223372036854775807}"), None);
+        assert_eq!(expand_braces("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"), None);
     }
 
     #[test]
@@ -445,10 +562,10 @@ mod tests {
 
     #[test]
     fn globs_that_may_name_hidden_entries() {
-        for hidden in [".g*", ".gi?", "{.git,x}", "src/../.gi?", "a/{b,.c}/d", ".*"] {
+        for hidden in [".g*", ".gi?", "{.g*,x}", "src/../.gi?", "a/{b,.c*}/d", ".*"] {
             assert!(glob_may_name_hidden(hidden), "{hidden}");
         }
-        for plain in ["*.js", "dist/*.js", "src/?.rs", ".gitignore", "a/.b/c", "x[0-9]"] {
+        for plain in ["*.js", "dist/*.js", "src/?.rs", ".gitignore", "a/.b/c", "x[0-9]", "file{,.bak}", "{.git,x}"] {
             assert!(!glob_may_name_hidden(plain), "{plain}");
         }
     }

@@ -240,6 +240,9 @@ fn bash_table() {
         ("touch .g*/x", AcceptEdits, Ask, "default"),
         ("mkdir {.git,x}/y", AcceptEdits, Ask, "default"),
         ("cp dist/*.js build/", AcceptEdits, Allow, "mode"),
+        ("cp src/x.rs{,.bak}", AcceptEdits, Allow, "mode"),
+        ("cat {src/x.rs,/etc/shadow}", Dflt, Ask, "default"),
+        ("cat src/{a,b}.rs", Dflt, Allow, "classifier"),
         // Backticks in a here-document body run.
         ("cat <<EOF\n`rm -rf x`\nEOF", Dflt, Deny, "rule"),
         ("cat <<EOF\n`touch x`\nEOF", Dflt, Ask, "default"),
