@@ -63,13 +63,20 @@ pub fn protected_path_reason(path: &Path) -> Option<String> {
         if *name == ".claude" && names.get(i + 1) == Some(&"worktrees") && names.len() > i + 2 {
             return None;
         }
-        if PROTECTED_DIRS.contains(name) && !is_last {
+        // Compared without case: on a case-insensitive file system `.GIT` is `.git`.
+        let dir = PROTECTED_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name));
+        if dir && !is_last {
             return Some(format!("{} is inside {name}/, a protected directory", path.display()));
         }
-        if *name == ".config" && matches!(names.get(i + 1), Some(&"git") | Some(&"fish")) && !is_last {
+        if name.eq_ignore_ascii_case(".config")
+            && names
+                .get(i + 1)
+                .is_some_and(|next| next.eq_ignore_ascii_case("git") || next.eq_ignore_ascii_case("fish"))
+            && !is_last
+        {
             return Some(format!("{} is protected configuration", path.display()));
         }
-        if is_last && (PROTECTED_FILES.contains(name) || PROTECTED_DIRS.contains(name)) {
+        if is_last && (dir || PROTECTED_FILES.iter().any(|f| f.eq_ignore_ascii_case(name))) {
             return Some(format!("{} is a protected file", path.display()));
         }
     }
@@ -146,6 +153,10 @@ mod tests {
             ("/r/.github/workflows/ci.yml", false),
             ("/r/.gitignore", false),
             ("/r/a/../.git/HEAD", true),
+            ("/r/.GIT/config", true),
+            ("/r/.Git/hooks/pre-commit", true),
+            ("/h/.BashRC", true),
+            ("/h/.Config/Git/config", true),
         ] {
             assert_eq!(protected_path_reason(Path::new(path)).is_some(), protected, "{path}");
         }
