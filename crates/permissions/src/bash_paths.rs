@@ -90,6 +90,9 @@ impl Bases {
     /// word itself when nothing matches). `None` also for more than [`MAX_BRACE_WORDS`]
     /// words or a pattern over more than [`MAX_GLOB_ENTRIES`] entries.
     pub fn glob_paths(&self, word: &str, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+        if !word.contains(['*', '?', '[', '{']) {
+            return self.paths(word, home);
+        }
         let mut all = Vec::new();
         for word in expand_braces(word)? {
             let written = self.paths(&word, home)?;
@@ -222,15 +225,16 @@ fn expand_glob(pattern: &Path) -> Option<Vec<PathBuf>> {
             }
             continue;
         }
-        let matcher = globset::GlobBuilder::new(part)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .ok()?
-            .compile_matcher();
+        // Compiled once a directory to match in exists (compiling costs more than a listing).
+        let mut matcher = None;
         let mut next = Vec::new();
         for dir in &current {
             let Ok(entries) = std::fs::read_dir(dir) else { continue };
+            if matcher.is_none() {
+                let glob = globset::GlobBuilder::new(part).literal_separator(true).backslash_escape(true).build();
+                matcher = Some(glob.ok()?.compile_matcher());
+            }
+            let matcher = matcher.as_ref()?;
             for entry in entries.flatten() {
                 looked += 1;
                 if looked > MAX_GLOB_ENTRIES {

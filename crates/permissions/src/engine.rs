@@ -1065,6 +1065,9 @@ impl<'a> Paths<'a> {
 
     /// The forms of each of `targets` (the paths one word may name), each form once.
     fn forms_of(&mut self, targets: &[PathBuf]) -> Vec<PathBuf> {
+        if let [target] = targets {
+            return self.resolver.forms(target);
+        }
         let mut all = Vec::new();
         for target in targets {
             for form in self.resolver.forms(target) {
