@@ -381,6 +381,15 @@ const STRUCTURE: &[Case] = &[
     c("cat <<'EOF'\n`rm x`\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     c("cat <<\\EOF\n`rm x`\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     c("cat <<\"EOF\"\n`rm x`\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
+    // tree-sitter-bash misses a `$(` that starts a body line after blanks.
+    c("cat <<EOF\n $(touch /tmp/pwn)\nEOF", &[Has("CommandSubstitution"), ReadOnly(false)]),
+    c("cat > f <<EOF\n\t$(echo hi; rm x)\nEOF", &[Has("CommandSubstitution"), ReadOnly(false)]),
+    c("cat <<EOF\nx \\$(rm x) \\\\\\$(ls)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
+    c("cat <<'EOF'\n $(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
+    // bash reads backslash-CR as an escaped character: the line feed still ends the command.
+    c("echo \\\r\nrm -rf x", &[Cmds(&["echo _", "rm -rf x"]), ReadOnly(false)]),
+    c("git status \\\r\ngit push --force", &[Cmds(&["git status _", "git push --force"])]),
+    c("echo \\\\\r\nls", &[Cmds(&["echo \\", "ls"])]),
     c("cat <<'EOF'\n$(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     c("cat <<EOF | sh\nrm x\nEOF", &[Cmds(&["cat", "sh"]), ReadOnly(false)]),
     c("cat <<EOF && rm x\nhi\nEOF", &[Cmds(&["cat", "rm x"])]),
@@ -722,4 +731,16 @@ fn text_is_the_source_from_the_command_name() {
     let analysis = analyze("FOO=1 sudo -u root  git   log  --oneline 2>/dev/null | head");
     assert_eq!(analysis.commands[0].text, "git   log  --oneline");
     assert_eq!(analysis.commands[1].text, "head");
+}
+
+#[test]
+fn substitutions_are_found_in_here_document_text() {
+    let scripts = |body: &str| walk::dollar_paren_scripts(body, &[]);
+    assert_eq!(scripts(" $(touch x)\n"), ["touch x"]);
+    assert_eq!(scripts("$(echo \")\" 'a)b' $(ls (x)))"), ["echo \")\" 'a)b' $(ls (x))", "ls (x)"]);
+    assert_eq!(scripts("\\$(no) \\\\$(yes)"), ["yes"]);
+    assert_eq!(scripts("$((1 + $(id -u)))"), ["id -u"]);
+    assert_eq!(scripts("$(unclosed rm x"), ["unclosed rm x"]);
+    assert_eq!(walk::dollar_paren_scripts("a $(b) $(c)", &[(2, 6)]), ["c"]);
+    assert_eq!(walk::backtick_scripts("a `rm x` \\`b\\` `echo \\$y`"), ["rm x", "echo $y"]);
 }

@@ -76,6 +76,13 @@ impl Output {
 
     /// Parses `src` and walks it into this output.
     pub fn analyze_source(&mut self, src: &str) {
+        let aligned;
+        let src = if src.contains("\\\r") {
+            aligned = escaped_carriage_returns(src);
+            aligned.as_str()
+        } else {
+            src
+        };
         let Some(tree) = parse::parse(src, self.deadline) else {
             self.hazard(Hazard::ParseError);
             return;
@@ -708,7 +715,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
                             self.scan(child);
                             if expands {
                                 // tree-sitter-bash leaves backticks in a body as text; bash runs them.
-                                let scripts = backtick_scripts(body);
+                                // The substitutions tree-sitter found are walked already.
+                                let found: Vec<(usize, usize)> = kids(child)
+                                    .filter(|k| kind_of(*k) == "command_substitution")
+                                    .map(|k| (k.start_byte() - child.start_byte(), k.end_byte() - child.start_byte()))
+                                    .collect();
+                                let mut scripts = backtick_scripts(body);
+                                scripts.extend(dollar_paren_scripts(body, &found));
                                 if !scripts.is_empty() {
                                     self.out.hazard(Hazard::CommandSubstitution);
                                 }
@@ -998,6 +1011,69 @@ pub(super) fn backtick_scripts(body: &str) -> Vec<String> {
             }
             _ => {}
         }
+    }
+    scripts
+}
+
+/// `src` with each carriage return that a backslash escapes replaced by `_` (one byte for
+/// one, so offsets hold): bash reads `\<CR>` as an escaped character and the line feed after
+/// it still ends the command, where tree-sitter-bash reads `\<CR><LF>` as a line
+/// continuation and would join the next line's command to this one.
+fn escaped_carriage_returns(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut backslashes = 0usize;
+    for c in src.chars() {
+        out.push(if c == '\r' && backslashes % 2 == 1 { '_' } else { c });
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+    }
+    out
+}
+
+/// The commands of the `$( )` substitutions in the text of a here-document body whose
+/// delimiter is unquoted (tree-sitter-bash misses some, such as one that starts a line after
+/// blanks). Each runs to its balancing `)` outside quotes, or to the end of the body; an
+/// escaped `\$(` and arithmetic `$((` are not substitutions (a `$(` inside one still is);
+/// neither is one inside the byte ranges of `found` (those tree-sitter parsed).
+pub(super) fn dollar_paren_scripts(body: &str, found: &[(usize, usize)]) -> Vec<String> {
+    let bytes = body.as_bytes();
+    let mut scripts = Vec::new();
+    let mut backslashes = 0usize;
+    for (at, &b) in bytes.iter().enumerate() {
+        let escaped = backslashes % 2 == 1;
+        backslashes = if b == b'\\' { backslashes + 1 } else { 0 };
+        if escaped
+            || b != b'$'
+            || bytes.get(at + 1) != Some(&b'(')
+            || bytes.get(at + 2) == Some(&b'(')
+            || found.iter().any(|&(start, end)| (start..end).contains(&at))
+        {
+            continue;
+        }
+        let start = at + 2;
+        let mut depth = 1usize;
+        let mut quote: Option<u8> = None;
+        let mut end = bytes.len();
+        let mut i = start;
+        while i < bytes.len() {
+            let c = bytes[i];
+            match (quote, c) {
+                (_, b'\\') if quote != Some(b'\'') => i += 1,
+                (Some(q), _) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, b'\'' | b'"') => quote = Some(c),
+                (None, b'(') => depth += 1,
+                (None, b')') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        scripts.push(body.get(start..end).unwrap_or_default().to_owned());
     }
     scripts
 }
