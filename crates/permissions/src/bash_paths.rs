@@ -16,13 +16,13 @@ const MAX_BASES: usize = 8;
 /// Read-only commands whose operands are not files they read (they print, compute or name
 /// things); every other read-only command's operands are checked as reads.
 const NOT_PATHS: &[&str] = &[
-    ":", "[", "[[", "basename", "cargo", "command", "date", "dirname", "docker", "echo", "env", "false", "free", "git",
-    "groups", "hostname", "id", "jq", "lsof", "nproc", "pgrep", "printenv", "printf", "ps", "pwd", "seq", "sleep",
-    "test", "tr", "true", "type", "uname", "uptime", "whereis", "which", "whoami", "xargs",
+    ":", "[", "[[", "basename", "cargo", "command", "date", "dirname", "docker", "echo", "env", "false", "free",
+    "groups", "hostname", "id", "lsof", "nproc", "pgrep", "printenv", "printf", "ps", "pwd", "seq", "sleep", "test",
+    "tr", "true", "type", "uname", "uptime", "whereis", "which", "whoami", "xargs",
 ];
 
 /// Commands whose first operand is a pattern or script, not a file.
-const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "sed", "fd", "fdfind"];
+const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "sed", "fd", "fdfind", "jq"];
 
 /// The directories relative paths of one command string may be relative to.
 #[derive(Debug)]
@@ -273,10 +273,18 @@ pub(crate) fn is_static_path(word: &str, home: Option<&Path>) -> bool {
 
 /// The words of a read-only command that are files it reads, or `None` when its operands
 /// are not files. `find` reads its starting points only; a pattern-first command skips its
-/// pattern unless `-e`/`-f` gave it.
+/// pattern unless `-e`/`-f` gave it; of `git`, only `git diff` names files (a path outside
+/// the repository turns it into `git diff --no-index`, which prints any file).
 pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand, program: &str) -> Option<Vec<&'c str>> {
     if NOT_PATHS.contains(&program) {
         return None;
+    }
+    if program == "git" {
+        let sub = cmd.argv.iter().skip(1).position(|a| !a.starts_with('-'))? + 1;
+        if cmd.argv[sub] != "diff" {
+            return None;
+        }
+        return Some(operands_of(&cmd.argv[sub + 1..]));
     }
     let mut args = operands(cmd);
     if program == "find" {
@@ -291,9 +299,14 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand, program: &str) -> Option
 
 /// The operands of a command: its arguments that are not options (after `--`, all).
 pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<&str> {
+    operands_of(cmd.argv.get(1..).unwrap_or_default())
+}
+
+/// The words of `args` that are not options (after `--`, all).
+fn operands_of(args: &[String]) -> Vec<&str> {
     let mut out = Vec::new();
     let mut options_done = false;
-    for arg in cmd.argv.iter().skip(1) {
+    for arg in args {
         if !options_done && arg == "--" {
             options_done = true;
             continue;
@@ -306,42 +319,80 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<&str> {
     out
 }
 
-/// The paths an `acceptEdits` command (`mkdir touch rm rmdir mv cp sed`) names in its
-/// options, or `None` when an option may send a write somewhere the operands do not show:
-/// `--target-directory=DIR` and `-tDIR` are paths; a backup suffix with a `/` (`sed
-/// -i'../x*'`, `cp --suffix=/x`) is refused.
-pub(crate) fn option_paths(cmd: &SimpleCommand) -> Option<Vec<&str>> {
+/// The paths an `acceptEdits` command (`mkdir touch rm rmdir mv cp sed`) writes besides its
+/// operands, or `None` when an option may send a write somewhere the checks cannot follow:
+/// `--target-directory=DIR` and `-tDIR` are paths, and so are the backups a suffix names
+/// (`sed -i.json … .mcp` writes `.mcp.json`; a `*` in sed's suffix is the file's name); a
+/// suffix with a `/`, `cp -T`, and a source that is a folder's contents (`cp -r pkg/. .`,
+/// which would merge `pkg/.git` into `.git`) are refused.
+pub(crate) fn option_paths(cmd: &SimpleCommand) -> Option<Vec<String>> {
     let mut out = Vec::new();
+    let mut suffixes: Vec<&str> = Vec::new();
     let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
-    for arg in cmd.argv.iter().skip(1) {
+    let mut args = cmd.argv.iter().skip(1);
+    while let Some(arg) = args.next() {
         if arg == "--" {
             break;
         }
         if let Some(long) = arg.strip_prefix("--") {
-            if let Some((name, value)) = long.split_once('=') {
-                match name {
-                    "target-directory" => out.push(value),
-                    _ if value.contains('/') => return None,
-                    _ => {}
-                }
+            let (name, value) = long.split_once('=').unwrap_or((long, ""));
+            match (program, name) {
+                (_, "target-directory") if !value.is_empty() => out.push(value.to_owned()),
+                ("mv" | "cp", "no-target-directory") => return None,
+                ("mv" | "cp", "suffix") | ("sed", "in-place") if !value.is_empty() => suffixes.push(value),
+                ("mv" | "cp", "suffix") => suffixes.push(args.next()?),
+                _ if value.contains('/') => return None,
+                _ => {}
             }
         } else if let Some(short) = arg.strip_prefix('-') {
-            // A cluster: the first letter that takes a value takes the rest of the word.
+            // A cluster: the first letter that takes a value takes the rest of the word (or
+            // the next word).
             for (at, letter) in short.char_indices() {
                 let rest = &short[at + letter.len_utf8()..];
                 match (program, letter) {
-                    ("mv" | "cp", 't') if !rest.is_empty() => {
-                        out.push(rest);
-                        break;
-                    }
-                    ("mv" | "cp", 'S') | ("sed", 'i') if rest.contains('/') => return None,
-                    ("mv" | "cp", 'S' | 't') | ("sed", 'i' | 'e' | 'f' | 'l') | ("mkdir", 'm') => break,
-                    _ => {}
+                    ("mv" | "cp", 'T') => return None,
+                    ("mv" | "cp", 't') if !rest.is_empty() => out.push(rest.to_owned()),
+                    ("mv" | "cp", 'S') if !rest.is_empty() => suffixes.push(rest),
+                    ("mv" | "cp", 'S') => suffixes.push(args.next()?),
+                    ("sed", 'i') if !rest.is_empty() => suffixes.push(rest),
+                    ("mv" | "cp", 't') | ("sed", 'i' | 'e' | 'f' | 'l') | ("mkdir", 'm') => {}
+                    _ => continue,
                 }
+                break;
             }
         }
     }
+    if suffixes.iter().any(|s| s.contains('/')) {
+        return None;
+    }
+    let operands = match program {
+        "sed" => read_operands(cmd, "sed").unwrap_or_default(),
+        _ => operands(cmd),
+    };
+    if matches!(program, "mv" | "cp") {
+        let sources = operands.len().saturating_sub(1);
+        let contents = |op: &&str| matches!(op.trim_end_matches('/').rsplit('/').next(), Some("." | ".."));
+        if operands[..sources].iter().any(contents) {
+            return None;
+        }
+    }
+    for suffix in suffixes {
+        for operand in &operands {
+            out.push(backup_name(operand, suffix, program == "sed"));
+        }
+    }
     Some(out)
+}
+
+/// The backup of `file` with `suffix`: appended, or (sed only) with each `*` standing for the
+/// file's name in its folder.
+fn backup_name(file: &str, suffix: &str, stars: bool) -> String {
+    if !stars || !suffix.contains('*') {
+        return format!("{file}{suffix}");
+    }
+    let (dir, name) = file.rsplit_once('/').map_or(("", file), |(d, n)| (d, n));
+    let backup = suffix.replace('*', name);
+    if dir.is_empty() { backup } else { format!("{dir}/{backup}") }
 }
 
 /// Whether a `sed` command does nothing but what `-i` (edit the operand files in place) adds
@@ -539,6 +590,10 @@ mod tests {
         assert_eq!(ops("fd pattern /"), Some(vec!["/".to_owned()]));
         assert_eq!(ops("echo /etc/shadow"), None);
         assert_eq!(ops("git log -- /etc"), None);
+        assert_eq!(ops("git status"), None);
+        assert_eq!(ops("git diff HEAD~1 -- src/lib.rs"), Some(vec!["HEAD~1".to_owned(), "src/lib.rs".to_owned()]));
+        assert_eq!(ops("git diff --stat src/a.rs /etc/passwd").unwrap()[1], "/etc/passwd");
+        assert_eq!(ops("jq -R . /etc/shadow"), Some(vec!["/etc/shadow".to_owned()]));
     }
 
     #[test]
@@ -549,8 +604,19 @@ mod tests {
         assert_eq!(paths("cp -vt/tmp x").as_deref(), Some("/tmp"));
         assert_eq!(paths("cp -t dir x").as_deref(), Some(""));
         assert_eq!(paths("mkdir -p -m755 a").as_deref(), Some(""));
-        assert_eq!(paths("sed -i.bak s/a/b/ f").as_deref(), Some(""));
         assert_eq!(paths("sed -i s/a/b/ f").as_deref(), Some(""));
+        // Backups are writes too.
+        assert_eq!(paths("sed -i.bak s/a/b/ f").as_deref(), Some("f.bak"));
+        assert_eq!(paths("sed -i.json s/a/b/ .mcp").as_deref(), Some(".mcp.json"));
+        assert_eq!(paths("sed -i'.mcp.jso*' s/a/b/ d/n").as_deref(), Some("d/.mcp.json"));
+        // (`-e`'s script counts as an operand too: one backup more to check, never one less.)
+        assert_eq!(paths("sed --in-place=rc -e s/a/b/ .bash").as_deref(), Some("s/a/b/rc .bashrc"));
+        assert_eq!(paths("cp -b --suffix=rc a .bash").as_deref(), Some("arc .bashrc"));
+        assert_eq!(paths("mv -S rc a .bash").as_deref(), Some("rcrc arc .bashrc"));
+        assert_eq!(paths("cp -r src/. dest").as_deref(), None);
+        assert_eq!(paths("cp -a vendor/pkg/./ .").as_deref(), None);
+        assert_eq!(paths("cp -rT vendor/pkg .").as_deref(), None);
+        assert_eq!(paths("cp -r src .").as_deref(), Some(""));
         for refused in [
             "sed -i'/root/.bash*' s/x/y/ rc",
             "sed --in-place=/root/x s/x/y/ rc",

@@ -884,6 +884,7 @@ impl PermissionEngine {
             let Some(forms) = bases.glob_paths(read, home).map(|targets| paths.forms_of(&targets)) else {
                 all_read_only = false;
                 accept_ok = false;
+                rule_ok = false;
                 continue;
             };
             let hits = path_rules.hits(rules, &candidates(&forms));
@@ -898,13 +899,27 @@ impl PermissionEngine {
                 content.ask = Some((r.entry.clone(), format!("reading {}", shown_form(r, &forms))));
             }
             if !paths.inside(&forms) {
+                // A read outside: allow rules vouch for commands, not for what they read.
                 all_read_only = false;
                 accept_ok = false;
+                rule_ok = false;
             }
         }
 
-        for ((cmd, forms), &command_read_only) in analysis.commands.iter().zip(&spellings).zip(&read_only) {
+        // A `mv` or `cp` changes where later paths of the same line lead (a relative symlink
+        // moved elsewhere points elsewhere): acceptEdits takes nothing naming a path after one.
+        let first_move =
+            analysis.commands.iter().position(|c| matches!(c.argv.first().map(|p| basename(p)), Some("mv" | "cp")));
+        if first_move.is_some() && !(analysis.writes.is_empty() && analysis.reads.is_empty()) {
+            accept_ok = false;
+        }
+        for (index, ((cmd, forms), &command_read_only)) in
+            analysis.commands.iter().zip(&spellings).zip(&read_only).enumerate()
+        {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+            if first_move.is_some_and(|at| index > at) && !operands(cmd).is_empty() {
+                accept_ok = false;
+            }
             // The paths an argument names (a glob: what it matches now).
             let word_paths =
                 |word: &str| if cmd.has_glob { bases.glob_paths(word, home) } else { bases.paths(word, home) };
@@ -953,6 +968,7 @@ impl PermissionEngine {
                     // acceptEdits can vouch for.
                     all_read_only = false;
                     accept_ok = false;
+                    rule_ok &= !command_read_only;
                     continue;
                 };
                 if !families.is_empty() {
@@ -972,10 +988,12 @@ impl PermissionEngine {
                     }
                 }
                 if command_read_only && !paths.inside(&forms) {
-                    // A read outside the working directories: acceptEdits only covers edits
-                    // inside them.
+                    // A read (or a `cd`) outside the working directories: acceptEdits only covers
+                    // edits inside them, and an allow rule for another command of the line does
+                    // not vouch for it (`cd /tmp/other && npm test`).
                     all_read_only = false;
                     accept_ok = false;
+                    rule_ok = false;
                 }
             }
             // acceptEdits: simple file commands on paths inside the working dirs.
@@ -989,7 +1007,7 @@ impl PermissionEngine {
                     && (program != "sed" || sed_edits_only_operands(cmd))
                     && !(cmd.has_glob && operands(cmd).iter().any(|a| glob_may_name_hidden(a)))
                     && option_paths(cmd).is_some_and(|options| {
-                        operands(cmd).into_iter().chain(options).all(|a| {
+                        operands(cmd).into_iter().chain(options.iter().map(String::as_str)).all(|a| {
                             word_paths(a).map(|targets| paths.forms_of(&targets)).is_some_and(|forms| {
                                 paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
                             })
