@@ -167,6 +167,7 @@ const WRAPPERS: &[Case] = &[
         "env -C /tmp git status",
         &[Cmds(&["git status"]), Hazards(&["CdThenGit", "UnresolvedWrapper:env (changes directory)"])],
     ),
+    c("eval -- 'rm x'", &[Cmds(&["eval -- rm x", "rm x"])]),
     c("env -C /etc cat shadow", &[Cmds(&["cat shadow"]), Has("UnresolvedWrapper:env (changes directory)")]),
     c("sudo -D /etc cat shadow", &[Cmds(&["cat shadow"]), Has("UnresolvedWrapper:sudo (changes directory)")]),
     c("env -S 'rm -rf x'", &[Cmds(&["rm -rf x", "env -S rm -rf x"]), Hazards(&["UnresolvedWrapper:env"])]),

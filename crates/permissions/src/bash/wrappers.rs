@@ -780,8 +780,11 @@ impl Walker<'_, '_, '_> {
 
     /// The arguments of `eval`, joined and parsed recursively when all static.
     fn eval(&mut self, words: &[Word], wrappers: Vec<String>) {
-        if words[1..].iter().all(Word::is_static) {
-            let joined: Vec<&str> = words[1..].iter().map(|word| word.value.as_str()).collect();
+        // `eval -- TEXT`: bash's builtins take `--` as the end of (no) options.
+        let first = if words.get(1).is_some_and(|word| word.is_static() && word.value == "--") { 2 } else { 1 };
+        let args = words.get(first..).unwrap_or_default();
+        if args.iter().all(Word::is_static) {
+            let joined: Vec<&str> = args.iter().map(|word| word.value.as_str()).collect();
             self.nested(&joined.join(" "), &wrappers);
         } else {
             self.out.hazard(Hazard::DynamicEval { command: "eval".to_owned() });
