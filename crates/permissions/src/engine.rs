@@ -1117,13 +1117,15 @@ fn candidates(forms: &[PathBuf]) -> Vec<Candidate<'_>> {
 }
 
 /// The spellings a deny or ask rule is tried against: the words joined, the source text,
-/// and the words with the program's directory dropped (`/bin/rm` is `rm`).
+/// and the words with the program's directory dropped (`/bin/rm` is `rm`) and git's global
+/// options dropped (`git --no-pager push` is `git push`).
 struct CommandForms<'a> {
     /// The words joined by spaces (what allow rules match, with the source text).
     joined: String,
     /// The source text.
     text: &'a str,
-    /// The words joined, the program by its basename, when that differs.
+    /// The words joined, the program by its basename and without git's global options,
+    /// when that differs.
     bare: Option<String>,
 }
 
@@ -1143,15 +1145,35 @@ impl CommandForms<'_> {
 }
 
 fn command_forms(cmd: &SimpleCommand) -> CommandForms<'_> {
-    let bare = cmd.argv.first().filter(|first| basename(first) != first.as_str()).map(|first| {
-        let mut joined = basename(first).to_owned();
-        for word in &cmd.argv[1..] {
+    let bare = cmd.argv.first().and_then(|first| {
+        let program = basename(first);
+        let skip = if program == "git" { git_global_options(&cmd.argv[1..]) } else { 0 };
+        if program == first.as_str() && skip == 0 {
+            return None;
+        }
+        let mut joined = program.to_owned();
+        for word in &cmd.argv[1 + skip..] {
             joined.push(' ');
             joined.push_str(word);
         }
-        joined
+        Some(joined)
     });
     CommandForms { joined: cmd.argv.join(" "), text: &cmd.text, bare }
+}
+
+/// How many of `args` (git's arguments) are global options before the subcommand
+/// (`--no-pager`, `-P`, `-C DIR`, `-c k=v`, `--git-dir=DIR` …).
+fn git_global_options(args: &[String]) -> usize {
+    const WITH_VALUE: &[&str] =
+        &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        if !arg.starts_with('-') || arg == "--" {
+            break;
+        }
+        at += if WITH_VALUE.contains(&arg.as_str()) { 2 } else { 1 };
+    }
+    at.min(args.len())
 }
 
 fn hazard_text(hazard: &Hazard) -> String {

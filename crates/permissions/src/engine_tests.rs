@@ -191,6 +191,10 @@ fn bash_table() {
         ("eval \"$X\"", Dflt, Ask, "default"),
         ("cd .. && git status", Dflt, Ask, "safety"),
         ("git push origin main", Dflt, Ask, "rule"),
+        ("git --no-pager push origin main", Dflt, Ask, "rule"),
+        ("/usr/bin/git -P -C . push", Dflt, Ask, "rule"),
+        // Allow rules match the command as written: options in front are not looked past.
+        ("git --no-pager commit -m x", Dflt, Ask, "default"),
         // Modes.
         ("npm install", Dflt, Ask, "default"),
         ("npm install", DontAsk, Deny, "mode"),
