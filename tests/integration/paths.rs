@@ -287,3 +287,13 @@ async fn a_glob_is_checked_as_what_it_matches() {
     assert!(!inside[0].is_error && text(&inside[0]).contains("fine"), "{}", text(&inside[0]));
     assert!(!text(&denied[0]).contains(SECRET) && !text(&outside[0]).contains(SECRET));
 }
+
+#[tokio::test]
+async fn a_recursive_read_is_checked_file_by_file() {
+    let ws = Workspace::new(&json!({"permissions": {"deny": ["Read(./.env)"]}}));
+    let denied = ws.run(vec![ToolCall::new("1", "Bash", json!({"command": "grep -rn TOKEN ."}))]).await;
+    assert!(denied[0].is_error && text(&denied[0]).contains("denied by the rule"), "{}", text(&denied[0]));
+    assert!(!text(&denied[0]).contains(SECRET));
+    let below = ws.run(vec![ToolCall::new("2", "Bash", json!({"command": "grep -rn fine sub"}))]).await;
+    assert!(!below[0].is_error && text(&below[0]).contains("fine"), "{}", text(&below[0]));
+}

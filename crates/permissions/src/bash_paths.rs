@@ -297,6 +297,65 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand, program: &str) -> Option
     Some(args)
 }
 
+/// What a read-only command reads recursively: the folders it walks, and whether it skips
+/// hidden and ignored files as ripgrep does by default.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Recursion<'c> {
+    /// The folders walked (`.` when none is named).
+    pub roots: Vec<&'c str>,
+    /// Whether hidden files and those `.gitignore` excludes are skipped.
+    pub filtered: bool,
+}
+
+/// The recursive read a read-only command does, if any: `grep -r`, `rg` (recursive on
+/// folders, filtered unless `--hidden`, `-.`, `-u` or `--no-ignore…`), `diff -r`.
+pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand, program: &str) -> Option<Recursion<'c>> {
+    let options: Vec<&str> =
+        cmd.argv.iter().skip(1).take_while(|a| *a != "--").filter(|a| a.starts_with('-')).map(String::as_str).collect();
+    let short =
+        |letters: &[char]| options.iter().any(|o| !o.starts_with("--") && o[1..].chars().any(|c| letters.contains(&c)));
+    let (recursive, filtered) = match program {
+        "grep" | "egrep" | "fgrep" => (
+            short(&['r', 'R'])
+                || options
+                    .iter()
+                    .any(|o| matches!(*o, "--recursive" | "--dereference-recursive" | "--directories=recurse"))
+                || cmd.argv.windows(2).any(|w| w[0] == "-d" && w[1] == "recurse"),
+            false,
+        ),
+        "rg" => {
+            (true, !(short(&['.', 'u']) || options.iter().any(|o| *o == "--hidden" || o.starts_with("--no-ignore"))))
+        }
+        "diff" => (short(&['r']) || options.contains(&"--recursive"), false),
+        _ => (false, false),
+    };
+    if !recursive {
+        return None;
+    }
+    let mut roots = read_operands(cmd, program).unwrap_or_default();
+    if roots.is_empty() && program != "diff" {
+        roots.push(".");
+    }
+    Some(Recursion { roots, filtered })
+}
+
+/// How many entries a recursive read's folders may hold before they count as unknown.
+pub(crate) const MAX_WALKED: usize = 20_000;
+
+/// Every entry below `root` that a recursive read reaches (links not followed; hidden and
+/// ignored entries skipped when `filtered`), or `None` past `limit` entries.
+pub(crate) fn walk_below(root: &Path, filtered: bool, limit: usize) -> Option<Vec<PathBuf>> {
+    let walk = ignore::WalkBuilder::new(root).standard_filters(filtered).follow_links(false).build();
+    let mut out = Vec::new();
+    for entry in walk.flatten() {
+        if out.len() >= limit {
+            return None;
+        }
+        out.push(entry.into_path());
+    }
+    Some(out)
+}
+
 /// The operands of a command: its arguments that are not options (after `--`, all).
 pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<&str> {
     operands_of(cmd.argv.get(1..).unwrap_or_default())
@@ -573,6 +632,50 @@ mod tests {
         assert_eq!(expand_braces("{1..100000}"), None);
         assert_eq!(expand_braces("{-9223372036854775808..9223372036854775807..9223372036854775807}"), None);
         assert_eq!(expand_braces("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"), None);
+    }
+
+    #[test]
+    fn recursive_reads_and_what_they_skip() {
+        let rec = |src: &str| {
+            let cmd = first(src);
+            let program = basename(&cmd.argv[0]).to_owned();
+            recursion(&cmd, &program).map(|r| (r.roots.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), r.filtered))
+        };
+        assert_eq!(rec("grep -rn TODO"), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("grep -n -r TODO src"), Some((vec!["src".to_owned()], false)));
+        // (`-d`'s value counts as an operand: one folder more to check, never one less.)
+        assert_eq!(rec("grep -d recurse x ."), Some((vec!["x".to_owned(), ".".to_owned()], false)));
+        assert_eq!(rec("grep TODO a.txt"), None);
+        assert_eq!(rec("rg TODO"), Some((vec![".".to_owned()], true)));
+        assert_eq!(rec("rg --hidden TODO src"), Some((vec!["src".to_owned()], false)));
+        assert_eq!(rec("rg -uu TODO"), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("diff -r a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
+        assert_eq!(rec("diff a b"), None);
+    }
+
+    #[test]
+    fn walks_stop_at_their_bound_and_skip_what_ripgrep_skips() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        // (ripgrep reads `.gitignore` only inside a git repository.)
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".env"), "x").unwrap();
+        std::fs::write(root.join("src/a.rs"), "x").unwrap();
+        std::fs::write(root.join(".gitignore"), "src/\n").unwrap();
+        let names = |filtered: bool| {
+            let mut names: Vec<String> = walk_below(root, filtered, MAX_WALKED)
+                .unwrap()
+                .iter()
+                .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names(false), ["", ".env", ".git", ".gitignore", "src", "src/a.rs"]);
+        assert_eq!(names(true), [""]);
+        assert_eq!(walk_below(root, false, 6).map(|all| all.len()), Some(6));
+        assert_eq!(walk_below(root, false, 5), None);
     }
 
     #[test]

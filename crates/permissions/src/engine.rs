@@ -31,7 +31,8 @@ use toolgate_core::{
 
 use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only_command};
 use crate::bash_paths::{
-    Bases, basename, glob_may_name_hidden, operands, option_paths, read_operands, sed_edits_only_operands,
+    Bases, MAX_WALKED, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
+    sed_edits_only_operands, walk_below,
 };
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
 use crate::real_path::Resolver;
@@ -994,6 +995,51 @@ impl PermissionEngine {
                     all_read_only = false;
                     accept_ok = false;
                     rule_ok = false;
+                }
+            }
+            // A recursive read (`grep -r`, `rg`) reads every file below its folders: each is
+            // checked against the Read rules that deny or ask (when there are any).
+            if command_read_only
+                && path_rules.restricts_reads(rules)
+                && let Some(recursion) = recursion(cmd, program)
+            {
+                for root in recursion.roots {
+                    // Walked from the folder as written, `.` and `..` removed (rules match that
+                    // form).
+                    let below = word_paths(root).and_then(|targets| {
+                        let mut all = Vec::new();
+                        for target in targets {
+                            let lexical = paths.forms(&target).swap_remove(0);
+                            all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
+                        }
+                        Some(all)
+                    });
+                    let Some(below) = below else {
+                        all_read_only = false;
+                        accept_ok = false;
+                        rule_ok = false;
+                        content.bash_hazard.get_or_insert_with(|| {
+                            format!(
+                                "`{program}` reads more files below `{root}` than are checked against the Read rules"
+                            )
+                        });
+                        continue;
+                    };
+                    for path in below {
+                        let forms = [path];
+                        let hits = path_rules.hits(rules, &candidates(&forms));
+                        let verb = format!("`{program}` reading");
+                        if content.deny.is_none()
+                            && let Some(r) = hits.first("Read", PermissionBehavior::Deny)
+                        {
+                            content.deny = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
+                        }
+                        if content.ask.is_none()
+                            && let Some(r) = hits.first("Read", PermissionBehavior::Ask)
+                        {
+                            content.ask = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
+                        }
+                    }
                 }
             }
             // acceptEdits: simple file commands on paths inside the working dirs.

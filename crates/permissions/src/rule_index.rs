@@ -176,6 +176,14 @@ impl PathRules {
         PathRules { members, set, owner }
     }
 
+    /// Whether any `Read` rule denies or asks (what a recursive read must be checked
+    /// against).
+    pub fn restricts_reads(&self, rules: &[CompiledRule]) -> bool {
+        self.members.iter().map(|&i| &rules[i]).any(|r| {
+            r.entry.rule.tool() == "Read" && matches!(r.behavior(), PermissionBehavior::Deny | PermissionBehavior::Ask)
+        })
+    }
+
     /// The rules matching any of `forms` (the forms of one path), in settings order.
     pub fn hits<'r>(&self, rules: &'r [CompiledRule], forms: &[Candidate<'_>]) -> PathHits<'r> {
         let Some(set) = &self.set else {
