@@ -28,9 +28,18 @@
 //! - Options that name a file to read are not read-only: the engine checks plain operands
 //!   against the Read rules, never option values (`grep -f`, `rg --file`, `diff --from-file`,
 //!   `date -f`, `tree --fromfile`, `--files0-from`, `xargs -a`, `git diff --no-index`,
-//!   `git grep -f`, `git blame --contents`, `git config -f`, sed's `r`/`R`). Nor is `xargs`
-//!   with a payload that opens the files its arguments name (`ls | xargs cat`): they are only
-//!   known at run time.
+//!   `git grep -f`, `git blame --contents`, `git config -f`, sed's `r`/`R`), nor are those
+//!   that read a file of patterns or names (`--exclude-from` of grep, diff, du and
+//!   `git ls-files`, `rg`/`fd --ignore-file`, `sort --random-source`, `find -files0-from`,
+//!   `file -m`/`-f`, tree's `--gitfile`, `--infofile`, `--hintro`, `--houtro`) or search a
+//!   directory given as a value (`fd --search-path`, `--base-directory`). `git config` reads
+//!   only with `--local` or `--worktree` (otherwise it prints `~/.gitconfig` and
+//!   `/etc/gitconfig`). Nor is `xargs` with a payload that opens the files its arguments name
+//!   (`ls | xargs cat`): they are only known at run time.
+//! - The engine never follows what a recursive command reaches through symbolic links, so
+//!   options that follow them are not read-only: `grep -R` (`-r` is), `rg -L`, `fd -L`,
+//!   `find -L`/`-H`/`-follow`, `du -L`, `tree -l`, `ls -L` with `-R` (`-L` alone is), and
+//!   `diff -r` unless `--no-dereference` is given.
 
 use super::walk::has_substitution_text;
 use super::wrappers::{basename, xargs_payload};
@@ -171,8 +180,15 @@ impl Flags {
         let flags_ok = parsed
             .flags
             .iter()
-            .all(|(flag, _)| !denied(flag, self.deny) && self.allow.is_none_or(|allow| allow.contains(&flag.as_str())));
+            .all(|(flag, _)| !self.denies(flag) && self.allow.is_none_or(|allow| allow.contains(&flag.as_str())));
         flags_ok && self.max_operands.is_none_or(|max| parsed.operands.len() <= max)
+    }
+
+    /// Whether `flag` is refused: denied, or an abbreviation of a denied long flag. A flag in
+    /// `values` is exactly that flag, not an abbreviation (getopt prefers an exact match:
+    /// `--exclude` is not `--exclude-from`).
+    fn denies(&self, flag: &str) -> bool {
+        self.deny.contains(&flag) || (denied(flag, self.deny) && !self.values.contains(&flag))
     }
 }
 
@@ -272,9 +288,11 @@ const BASE: Spec =
 const GIT_DIFF_FAMILY: Flags = Flags { deny: &["--output", "--ext-diff"], ..ANY };
 
 /// `grep`, `egrep`, `fgrep`: no pattern file (`-f`), which may be any file and is echoed back
-/// by `-o` or a match. The flags that take a value are listed so that `-e -f` is a pattern.
+/// by `-o` or a match, nor `--exclude-from` (any file, read as patterns); no `-R`, which
+/// follows symbolic links met while recursing out of the working directory (`-r` does not).
+/// The flags that take a value are listed so that `-e -f` is a pattern.
 const GREP: Flags = Flags {
-    deny: &["-f", "--file"],
+    deny: &["-f", "--file", "--exclude-from", "-R", "--dereference-recursive"],
     values: &[
         "-e",
         "--regexp",
@@ -303,9 +321,29 @@ const GREP: Flags = Flags {
     ..ANY
 };
 
-/// `wc`, `du`: no `--files0-from`, which reads the names from a file (any file, and its lines
-/// come back in error messages) rather than from the operands.
+/// `wc`: no `--files0-from`, which reads the names from a file (any file, and its lines come
+/// back in error messages) rather than from the operands.
 const FILES0_FROM: Flags = Flags { deny: &["--files0-from"], ..ANY };
+
+/// `du`: no `--files0-from` (as `wc`), no `-X`/`--exclude-from` (any file, read as patterns),
+/// no `-L`/`--dereference`, which follows symbolic links met while recursing.
+const DU: Flags = Flags {
+    deny: &["--files0-from", "-X", "--exclude-from", "-L", "--dereference"],
+    values: &[
+        "-B",
+        "--block-size",
+        "-d",
+        "--max-depth",
+        "-t",
+        "--threshold",
+        "-X",
+        "--exclude-from",
+        "--exclude",
+        "--files0-from",
+        "--time-style",
+    ],
+    ..ANY
+};
 
 /// The vetted table, sorted by name (a test checks the order).
 pub(super) static TABLE: &[Spec] = &[
@@ -379,15 +417,21 @@ pub(super) static TABLE: &[Spec] = &[
     Spec { name: "df", glob_safe: true, read_only: &["df -h ."], ..BASE },
     Spec {
         name: "diff",
-        rule: Rule::Flags(Flags { deny: &["--from-file", "--to-file"], ..ANY }),
+        rule: Rule::Check(diff_allows),
         glob_safe: true,
-        read_only: &["diff -u a b", "diff -r dir1 dir2"],
+        read_only: &["diff -u a b", "diff -r --no-dereference dir1 dir2", "diff -x '*.o' a b"],
         not_read_only: &[
             "diff <(ls a) <(ls b)",
             "diff --from-file=/etc/shadow a",
             "diff --to-file=.env a",
             "diff --from-file /etc/shadow a",
             "diff --to-file .env a",
+            "diff -r dir1 dir2",
+            "diff -ruN dir1 dir2",
+            "diff --recursive dir1 dir2",
+            "diff --exclude-from=/etc/shadow a b",
+            "diff -X .env a b",
+            "diff -rX.env --no-dereference a b",
         ],
         ..BASE
     },
@@ -401,10 +445,20 @@ pub(super) static TABLE: &[Spec] = &[
     },
     Spec {
         name: "du",
-        rule: Rule::Flags(FILES0_FROM),
+        rule: Rule::Flags(DU),
         glob_safe: true,
-        read_only: &["du -sh *"],
-        not_read_only: &["du --files0-from=.env", "du --files0-from /etc/shadow", "du --files0-from=-"],
+        read_only: &["du -sh *", "du -sh --exclude=target ."],
+        not_read_only: &[
+            "du --files0-from=.env",
+            "du --files0-from /etc/shadow",
+            "du --files0-from=-",
+            "du -L .",
+            "du -shL .",
+            "du --dereference .",
+            "du --exclude-from=.env .",
+            "du -X /etc/shadow .",
+            "du -sX.env .",
+        ],
         ..BASE
     },
     Spec {
@@ -420,7 +474,13 @@ pub(super) static TABLE: &[Spec] = &[
         rule: Rule::Flags(GREP),
         glob_safe: true,
         read_only: &["egrep -n 'a|b' *.txt"],
-        not_read_only: &["egrep -f /etc/shadow x", "egrep -rf .env src", "egrep --file=.env x"],
+        not_read_only: &[
+            "egrep -f /etc/shadow x",
+            "egrep -rf .env src",
+            "egrep --file=.env x",
+            "egrep -R x .",
+            "egrep --exclude-from=.env -r x .",
+        ],
         ..BASE
     },
     Spec {
@@ -436,14 +496,25 @@ pub(super) static TABLE: &[Spec] = &[
         name: "fd",
         rule: Rule::Flags(Flags { deny: FD_DENY, values: FD_VALUES, ..ANY }),
         read_only: &["fd -e rs", "fd -t f -E target main"],
-        not_read_only: &["fd -x rm", "fd -e rs -X wc -l", "fd --exec=rm", "fd -Hx rm"],
+        not_read_only: &[
+            "fd -x rm",
+            "fd -e rs -X wc -l",
+            "fd --exec=rm",
+            "fd -Hx rm",
+            "fd -L key",
+            "fd -HL key",
+            "fd --follow key",
+            "fd --ignore-file=/etc/shadow x",
+            "fd --search-path=/etc passwd",
+            "fd --base-directory=/ etc",
+        ],
         ..BASE
     },
     Spec {
         name: "fdfind",
         rule: Rule::Flags(Flags { deny: FD_DENY, values: FD_VALUES, ..ANY }),
         read_only: &["fdfind -e rs"],
-        not_read_only: &["fdfind -x rm"],
+        not_read_only: &["fdfind -x rm", "fdfind -L key", "fdfind --follow key"],
         ..BASE
     },
     Spec {
@@ -451,13 +522,19 @@ pub(super) static TABLE: &[Spec] = &[
         rule: Rule::Flags(GREP),
         glob_safe: true,
         read_only: &["fgrep -r x ."],
-        not_read_only: &["fgrep -f /etc/shadow x", "fgrep -f.env x", "fgrep --file .env x"],
+        not_read_only: &[
+            "fgrep -f /etc/shadow x",
+            "fgrep -f.env x",
+            "fgrep --file .env x",
+            "fgrep -nR x .",
+            "fgrep --exclude-from .env -r x .",
+        ],
         ..BASE
     },
     Spec {
         name: "file",
         rule: Rule::Flags(Flags {
-            deny: &["-C", "--compile"],
+            deny: &["-C", "--compile", "-m", "--magic-file", "-f", "--files-from"],
             values: &[
                 "-m",
                 "--magic-file",
@@ -473,7 +550,13 @@ pub(super) static TABLE: &[Spec] = &[
             ..ANY
         }),
         read_only: &["file -b README.md"],
-        not_read_only: &["file -C -m magic"],
+        not_read_only: &[
+            "file -C -m magic",
+            "file -m/etc/shadow x",
+            "file --magic-file=.env x",
+            "file -f list.txt",
+            "file --files-from=list.txt",
+        ],
         ..BASE
     },
     Spec {
@@ -491,6 +574,10 @@ pub(super) static TABLE: &[Spec] = &[
             "find . -fprintf out %p",
             "find . -fls out",
             "find . -name *.rs",
+            "find -L . -name id_rsa",
+            "find -H link",
+            "find . -follow -name id_rsa",
+            "find -files0-from /etc/shadow",
         ],
         ..BASE
     },
@@ -517,9 +604,11 @@ pub(super) static TABLE: &[Spec] = &[
             "git remote show origin",
             "git remote get-url origin",
             "git stash list",
-            "git config --get user.name",
-            "git config --list",
-            "git config get user.email",
+            "git config --local --get user.name",
+            "git config --local --list",
+            "git config get --local user.email",
+            "git config list --worktree",
+            "git ls-files --exclude='*.o' --others",
             "git worktree list",
             "git describe --tags",
             "git shortlog -sn",
@@ -567,6 +656,16 @@ pub(super) static TABLE: &[Spec] = &[
             "git blame --contents .env src/lib.rs",
             "git config -f ~/.aws/credentials --list",
             "git config --file=.env --get a.b",
+            "git config --get user.name",
+            "git config --list",
+            "git config get user.email",
+            "git config --global -l",
+            "git config --system --list",
+            "git config --local --includes --list",
+            "git config --blob=HEAD:x --list",
+            "git ls-files --exclude-from=/etc/shadow -o",
+            "git ls-files -X .env -o",
+            "git ls-files -oX.env",
         ],
         ..BASE
     },
@@ -574,13 +673,20 @@ pub(super) static TABLE: &[Spec] = &[
         name: "grep",
         rule: Rule::Flags(GREP),
         glob_safe: true,
-        read_only: &["grep -rn foo src", "grep -c x *.txt"],
+        read_only: &["grep -rn foo src", "grep -c x *.txt", "grep -r --exclude='*.o' --exclude-dir=target x ."],
         not_read_only: &[
             "grep -f /etc/shadow x",
             "grep -f/etc/shadow x",
             "grep -rf .env src",
             "grep --file=.env x",
             "grep --file .env x",
+            "grep -R secret .",
+            "grep -Rn secret .",
+            "grep -nR secret .",
+            "grep --dereference-recursive secret .",
+            "grep --deref secret .",
+            "grep --exclude-from=/etc/shadow -r x .",
+            "grep --exclude-from .env -r x .",
         ],
         ..BASE
     },
@@ -630,7 +736,14 @@ pub(super) static TABLE: &[Spec] = &[
         not_read_only: &["jq -f prog.jq a.json", "jq --rawfile x f . a", "jq --slurpfile x f . a", "jq -L lib . a"],
         ..BASE
     },
-    Spec { name: "ls", glob_safe: true, read_only: &["ls -la", "ls src/*.rs"], not_read_only: &["ls $DIR"], ..BASE },
+    Spec {
+        name: "ls",
+        rule: Rule::Check(ls_allows),
+        glob_safe: true,
+        read_only: &["ls -la", "ls src/*.rs", "ls -lL", "ls -R src", "ls -R -I -L"],
+        not_read_only: &["ls $DIR", "ls -RL", "ls -LR", "ls -R -L", "ls -lR --dereference", "ls --recursive -L"],
+        ..BASE
+    },
     Spec { name: "lsof", glob_safe: true, read_only: &["lsof -i :8080"], ..BASE },
     Spec { name: "md5sum", glob_safe: true, read_only: &["md5sum *.tar"], ..BASE },
     Spec { name: "nl", glob_safe: true, read_only: &["nl a"], ..BASE },
@@ -661,7 +774,7 @@ pub(super) static TABLE: &[Spec] = &[
     Spec {
         name: "rg",
         rule: Rule::Flags(Flags {
-            deny: &["--pre", "--pre-glob", "--hostname-bin", "-f", "--file"],
+            deny: &["--pre", "--pre-glob", "--hostname-bin", "-f", "--file", "--ignore-file", "-L", "--follow"],
             values: &[
                 "-e",
                 "--regexp",
@@ -713,6 +826,11 @@ pub(super) static TABLE: &[Spec] = &[
             "rg -nf .env src",
             "rg --file=.env src",
             "rg --file .env src",
+            "rg -L key",
+            "rg -nL key",
+            "rg --follow key",
+            "rg --ignore-file /etc/shadow x",
+            "rg --ignore-file=.env x",
         ],
         ..BASE
     },
@@ -747,7 +865,7 @@ pub(super) static TABLE: &[Spec] = &[
     Spec {
         name: "sort",
         rule: Rule::Flags(Flags {
-            deny: &["-o", "--output", "--compress-program", "--files0-from"],
+            deny: &["-o", "--output", "--compress-program", "--files0-from", "--random-source"],
             values: &[
                 "-k",
                 "--key",
@@ -774,6 +892,8 @@ pub(super) static TABLE: &[Spec] = &[
             "sort --files0-from=.env",
             "sort --files0-from /etc/shadow",
             "sort --files0-from=-",
+            "sort -R --random-source=/etc/shadow a",
+            "sort --random-source .env a",
         ],
         ..BASE
     },
@@ -791,14 +911,24 @@ pub(super) static TABLE: &[Spec] = &[
     Spec { name: "tr", glob_safe: true, read_only: &["tr a-z A-Z"], ..BASE },
     Spec {
         name: "tree",
-        rule: Rule::Flags(Flags { deny: &["-o", "-R", "--fromfile"], values: &["-L", "-P", "-I", "-H", "-T"], ..ANY }),
-        read_only: &["tree -L 2 src", "tree -I target"],
+        rule: Rule::Check(tree_allows),
+        read_only: &["tree -L 2 src", "tree -I target", "tree -L2 -a --dirsfirst"],
         not_read_only: &[
             "tree -o out.txt",
             "tree -R -H . -L 2",
             "tree --fromfile .env",
             "tree --fromfile",
             "tree -L 2 --fromfile=.",
+            "tree --fromtabfile .env",
+            "tree -Lo 2 out.txt",
+            "tree -l",
+            "tree -dl src",
+            "tree -L2l",
+            "tree -Pl '*.rs'",
+            "tree --gitfile=/etc/shadow",
+            "tree --infofile .env",
+            "tree -H . --hintro=/etc/shadow",
+            "tree -H . --houtro .env",
         ],
         ..BASE
     },
@@ -873,8 +1003,11 @@ pub(super) static TABLE: &[Spec] = &[
     },
 ];
 
-/// `fd` flags that run commands.
-const FD_DENY: &[&str] = &["-x", "--exec", "-X", "--exec-batch"];
+/// `fd` flags that run commands, follow symbolic links out of the working directory
+/// (`-L`), read any file as patterns (`--ignore-file`), or search a directory given as a value,
+/// which the engine does not check (`--search-path`, `--base-directory`).
+const FD_DENY: &[&str] =
+    &["-x", "--exec", "-X", "--exec-batch", "-L", "--follow", "--ignore-file", "--search-path", "--base-directory"];
 
 /// `fd` flags that take a value.
 const FD_VALUES: &[&str] = &[
@@ -951,11 +1084,96 @@ fn env_allows(args: &[String]) -> bool {
     parsed.only(&flags) && parsed.operands.iter().all(|operand| *operand == "-" || operand.contains('='))
 }
 
-/// `find` without primaries that run commands, delete or write files.
+/// `find` without primaries that run commands, delete or write files, without following
+/// symbolic links (`-L`, `-H`, `-follow`), and without `-files0-from` (starting points read
+/// from any file, whose lines come back in error messages).
 fn find_allows(args: &[String]) -> bool {
-    const FORBIDDEN: &[&str] =
-        &["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
+    const FORBIDDEN: &[&str] = &[
+        "-exec",
+        "-execdir",
+        "-ok",
+        "-okdir",
+        "-delete",
+        "-fprint",
+        "-fprint0",
+        "-fprintf",
+        "-fls",
+        "-L",
+        "-H",
+        "-follow",
+        "-files0-from",
+    ];
     !args.iter().any(|arg| FORBIDDEN.contains(&arg.as_str()))
+}
+
+/// `diff` without a file of names (`--from-file`, `--to-file`) or patterns (`-X`,
+/// `--exclude-from`), and recursive (`-r`) only with `--no-dereference`: by default diff
+/// follows the symbolic links it meets in the directories it compares. (Without `-r` it still
+/// does so one level deep when both operands are directories, which is not known statically.)
+fn diff_allows(args: &[String]) -> bool {
+    const VALUES: &[&str] = &[
+        "-x",
+        "--exclude",
+        "-X",
+        "--exclude-from",
+        "-I",
+        "--ignore-matching-lines",
+        "-F",
+        "--show-function-line",
+        "-S",
+        "--starting-file",
+        "-W",
+        "--width",
+        "-D",
+        "--ifdef",
+        "--label",
+        "--from-file",
+        "--to-file",
+        "--tabsize",
+        "--horizon-lines",
+    ];
+    let flags = Flags { deny: &["--from-file", "--to-file", "-X", "--exclude-from"], values: VALUES, ..ANY };
+    let parsed = parse_args(args, VALUES, &[]);
+    let recursive = parsed.flags.iter().any(|(flag, _)| denied(flag, &["-r", "--recursive"]));
+    flags.allows(args) && (!recursive || parsed.has("--no-dereference"))
+}
+
+/// `ls`, but not `-L`/`--dereference` with `-R`/`--recursive`: that recursion follows the
+/// symbolic links it meets out of the working directory (`-L` alone only shows what a link in
+/// the listing points to, as `stat -L`).
+fn ls_allows(args: &[String]) -> bool {
+    const VALUES: &[&str] = &[
+        "-I",
+        "--ignore",
+        "--hide",
+        "-T",
+        "--tabsize",
+        "-w",
+        "--width",
+        "--block-size",
+        "--format",
+        "--indicator-style",
+        "--quoting-style",
+        "--sort",
+        "--time",
+        "--time-style",
+    ];
+    let parsed = parse_args(args, VALUES, &[]);
+    let given = |names: &[&str]| parsed.flags.iter().any(|(flag, _)| denied(flag, names));
+    !(given(&["-R", "--recursive"]) && given(&["-L", "--dereference"]))
+}
+
+/// `tree` without `-o` (writes a file), `-R` (with `-H`, writes `00Tree.html` files), `-l`
+/// (follows symbolic links to directories), nor the options that read a named file
+/// (`--fromfile`, `--fromtabfile`, `--gitfile`, `--infofile`, `--hintro`, `--houtro`). tree
+/// parses a cluster letter by letter and takes values from the next words (`-Lo 2 out` is
+/// `-L 2 -o out`), so any word starting with `-` is checked as a cluster, `--` included.
+fn tree_allows(args: &[String]) -> bool {
+    const DENY: &[&str] = &["--fromfile", "--fromtabfile", "--gitfile", "--infofile", "--hintro", "--houtro"];
+    args.iter().all(|arg| match arg.strip_prefix("--") {
+        Some(long) => !denied(&format!("--{}", long.split('=').next().unwrap_or(long)), DENY),
+        None => !arg.starts_with('-') || !arg.contains(['o', 'R', 'l']),
+    })
 }
 
 /// `jq` without flags that load programs or files.
@@ -1362,7 +1580,14 @@ const GIT_SUBCOMMANDS: &[(&str, Rule)] = &[
         }),
     ),
     ("log", Rule::Flags(GIT_DIFF_FAMILY)),
-    ("ls-files", Rule::Flags(ANY)),
+    (
+        "ls-files",
+        Rule::Flags(Flags {
+            deny: &["-X", "--exclude-from"],
+            values: &["-x", "--exclude", "-X", "--exclude-from", "--exclude-per-directory", "--format", "--with-tree"],
+            ..ANY
+        }),
+    ),
     ("ls-tree", Rule::Flags(ANY)),
     ("merge-base", Rule::Flags(ANY)),
     ("name-rev", Rule::Flags(ANY)),
@@ -1450,8 +1675,11 @@ fn git_tag_allows(args: &[String]) -> bool {
     parsed.only(ALLOW) && (parsed.operands.is_empty() || parsed.has("-l") || parsed.has("--list") || parsed.has("-n"))
 }
 
-/// `git config` reading: `--get*`, `--list`, or the `get`/`list` subcommands; not of another
-/// file (`-f`/`--file`: any INI-style file, such as `~/.aws/credentials`, is printed).
+/// `git config` reading the repository's own configuration: `--get*`, `--list`, or the
+/// `get`/`list` subcommands, with `--local` or `--worktree`. Without a scope git reads (and
+/// prints) `~/.gitconfig` and `/etc/gitconfig` too, with their includes; `--global`,
+/// `--system`, `--blob`, `--includes` and `-f`/`--file` (any INI-style file, such as
+/// `~/.aws/credentials`) read files outside it.
 fn git_config_allows(args: &[String]) -> bool {
     const GET: &[&str] = &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool"];
     const ALLOW: &[&str] = &[
@@ -1463,11 +1691,8 @@ fn git_config_allows(args: &[String]) -> bool {
         "--get-colorbool",
         "--list",
         "-l",
-        "--global",
-        "--system",
         "--local",
         "--worktree",
-        "--blob",
         "--show-origin",
         "--show-scope",
         "-z",
@@ -1480,7 +1705,6 @@ fn git_config_allows(args: &[String]) -> bool {
         "--path",
         "--expiry-date",
         "--default",
-        "--includes",
         "--no-includes",
         "--fixed-value",
         "--all",
@@ -1489,7 +1713,7 @@ fn git_config_allows(args: &[String]) -> bool {
         "--url",
     ];
     let parsed = parse_args(args, &["-f", "--file", "--blob", "--type", "--default", "--value", "--url"], &[]);
-    if !parsed.only(ALLOW) {
+    if !parsed.only(ALLOW) || !(parsed.has("--local") || parsed.has("--worktree")) {
         return false;
     }
     match parsed.operands.first().copied() {
