@@ -88,7 +88,8 @@ impl Bases {
     /// expand first (`a{b,c}`, `{1..3}`), then a word with `*`, `?` or `[` names the entries
     /// it matches now, as bash would expand it (a leading `.` matched only explicitly; the
     /// word itself when nothing matches). `None` also for more than [`MAX_BRACE_WORDS`]
-    /// words or a pattern over more than [`MAX_GLOB_ENTRIES`] entries.
+    /// words, a pattern over more than [`MAX_GLOB_ENTRIES`] entries, or a match named like an
+    /// option (a file called `-R` turns `grep -rn x *` into `grep -rn x -R …`).
     pub fn glob_paths(&self, word: &str, home: Option<&Path>) -> Option<Vec<PathBuf>> {
         if !word.contains(['*', '?', '[', '{']) {
             return self.paths(word, home);
@@ -102,6 +103,12 @@ impl Bases {
             }
             for path in written {
                 let matched = expand_glob(&path)?;
+                // A match named like an option (`-R`, `--delete`) would reach the command as
+                // one: what it does is then unknown.
+                let option_like = |p: &PathBuf| p.file_name().is_some_and(|n| n.as_encoded_bytes().starts_with(b"-"));
+                if !word.starts_with('-') && matched.iter().any(option_like) {
+                    return None;
+                }
                 if matched.is_empty() {
                     all.push(path);
                 } else {
@@ -611,6 +618,9 @@ mod tests {
         assert_eq!(names("etc*/passwd").unwrap(), ["etclink/passwd"]);
         assert_eq!(names("*.none").unwrap(), ["*.none"]);
         assert_eq!(names("plain").unwrap(), ["plain"]);
+        std::fs::write(root.join("-R"), "x").unwrap();
+        assert_eq!(names("*"), None);
+        assert_eq!(names("*.md").unwrap(), ["a.md", "b.md"]);
         assert_eq!(names("{.env,x}").unwrap(), [".env", "x"]);
         assert_eq!(names("*.{md,rs}").unwrap(), ["*.rs", "a.md", "b.md"]);
         assert_eq!(names("{src,none}/*.rs").unwrap(), ["none/*.rs", "src/lib.rs"]);
