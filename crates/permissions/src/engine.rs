@@ -999,10 +999,7 @@ impl PermissionEngine {
             }
             // A recursive read (`grep -r`, `rg`) reads every file below its folders: each is
             // checked against the Read rules that deny or ask (when there are any).
-            if command_read_only
-                && path_rules.restricts_reads(rules)
-                && let Some(recursion) = recursion(cmd, program)
-            {
+            if command_read_only && let Some(recursion) = recursion(cmd, program) {
                 for root in recursion.roots {
                     // Walked from the folder as written, `.` and `..` removed (rules match that
                     // form).
@@ -1010,7 +1007,10 @@ impl PermissionEngine {
                         let mut all = Vec::new();
                         for target in targets {
                             let lexical = paths.forms(&target).swap_remove(0);
-                            all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
+                            // No rule can match below it: nothing to walk.
+                            if path_rules.restrict_reads_below(rules, &lexical) {
+                                all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
+                            }
                         }
                         Some(all)
                     });

@@ -9,6 +9,7 @@
 //! rebuilt on the next call.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use globset::{Candidate, GlobSet};
@@ -176,11 +177,18 @@ impl PathRules {
         PathRules { members, set, owner }
     }
 
-    /// Whether any `Read` rule denies or asks (what a recursive read must be checked
-    /// against).
-    pub fn restricts_reads(&self, rules: &[CompiledRule]) -> bool {
+    /// Whether a `Read` rule that denies or asks may match a path below `root` (an absolute
+    /// folder, `.` and `..` removed): what a recursive read of `root` must be checked against.
+    /// Judged on each glob's literal folder prefix, so it may say yes for nothing, never no
+    /// for something.
+    pub fn restrict_reads_below(&self, rules: &[CompiledRule], root: &Path) -> bool {
         self.members.iter().map(|&i| &rules[i]).any(|r| {
-            r.entry.rule.tool() == "Read" && matches!(r.behavior(), PermissionBehavior::Deny | PermissionBehavior::Ask)
+            r.entry.rule.tool() == "Read"
+                && matches!(r.behavior(), PermissionBehavior::Deny | PermissionBehavior::Ask)
+                && matches!(&r.spec, Spec::Path(p) if p.globs().iter().any(|glob| {
+                    let prefix = Path::new(literal_folder(glob));
+                    prefix.starts_with(root) || root.starts_with(prefix)
+                }))
         })
     }
 
@@ -232,6 +240,17 @@ fn path_match(rule: &CompiledRule, path: &Candidate<'_>) -> bool {
     matches!(&rule.spec, Spec::Path(p) if p.matches_candidate(path))
 }
 
+/// The folder part of a glob before its first special character (`/r/src` of
+/// `/r/src/*.rs`; `/` of `**/.env`).
+fn literal_folder(glob: &str) -> &str {
+    let literal = glob.find(['*', '?', '[', '{', '\\']).map_or(glob, |at| &glob[..at]);
+    match literal.rfind('/') {
+        Some(0) | None => "/",
+        Some(at) if at + 1 == literal.len() || literal.len() < glob.len() => &literal[..at],
+        Some(_) => literal,
+    }
+}
+
 /// The text before the first whitespace.
 fn first_word(command: &str) -> &str {
     command.split(char::is_whitespace).next().unwrap_or_default()
@@ -259,6 +278,16 @@ fn fixed_first_word(pattern: &CommandPattern) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn literal_folders_of_globs() {
+        assert_eq!(super::literal_folder("/r/src/*.rs"), "/r/src");
+        assert_eq!(super::literal_folder("/r/.env"), "/r/.env");
+        assert_eq!(super::literal_folder("/r/secrets/**"), "/r/secrets");
+        assert_eq!(super::literal_folder("/**/.env"), "/");
+        assert_eq!(super::literal_folder("/r/a?/x"), "/r");
+    }
+
     use super::*;
 
     /// The index must agree with trying every pattern: for each pattern and command, the
