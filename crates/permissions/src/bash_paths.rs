@@ -317,6 +317,9 @@ pub(crate) struct Recursion<'c> {
 /// The recursive read a read-only command does, if any: `grep -r`, `rg` (recursive on
 /// folders, filtered unless `--hidden`, `-.`, `-u` or `--no-ignore…`), `diff -r`.
 pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand, program: &str) -> Option<Recursion<'c>> {
+    if !matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "diff") {
+        return None;
+    }
     let options: Vec<&str> =
         cmd.argv.iter().skip(1).take_while(|a| *a != "--").filter(|a| a.starts_with('-')).map(String::as_str).collect();
     let short =
