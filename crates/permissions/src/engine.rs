@@ -36,7 +36,7 @@ use crate::bash_paths::{
 };
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
 use crate::real_path::Resolver;
-use crate::rule_index::{CommandIndex, RuleBook, ToolRules};
+use crate::rule_index::{CommandIndex, PathHits, RuleBook, ToolRules};
 use crate::rules::{CompiledRule, Family, Spec, home_dir};
 use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
 use crate::{Classifier, ClassifierRequest, ClassifierVerdict, critical_rm_reason, protected_path_reason};
@@ -858,16 +858,7 @@ impl PermissionEngine {
             };
             let candidates = candidates(&forms);
             let hits = path_rules.hits(rules, &candidates);
-            if content.deny.is_none()
-                && let Some(r) = hits.first("Edit", PermissionBehavior::Deny)
-            {
-                content.deny = Some((r.entry.clone(), format!("writing {}", shown_form(r, &forms))));
-            }
-            if content.ask.is_none()
-                && let Some(r) = hits.first("Edit", PermissionBehavior::Ask)
-            {
-                content.ask = Some((r.entry.clone(), format!("writing {}", shown_form(r, &forms))));
-            }
+            content.path_rules(&hits, "Edit", "writing", &forms);
             if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
                 content.protected.get_or_insert(reason);
             }
@@ -889,16 +880,7 @@ impl PermissionEngine {
                 continue;
             };
             let hits = path_rules.hits(rules, &candidates(&forms));
-            if content.deny.is_none()
-                && let Some(r) = hits.first("Read", PermissionBehavior::Deny)
-            {
-                content.deny = Some((r.entry.clone(), format!("reading {}", shown_form(r, &forms))));
-            }
-            if content.ask.is_none()
-                && let Some(r) = hits.first("Read", PermissionBehavior::Ask)
-            {
-                content.ask = Some((r.entry.clone(), format!("reading {}", shown_form(r, &forms))));
-            }
+            content.path_rules(&hits, "Read", "reading", &forms);
             if !paths.inside(&forms) {
                 // A read outside: allow rules vouch for commands, not for what they read.
                 all_read_only = false;
@@ -976,16 +958,7 @@ impl PermissionEngine {
                     let hits = path_rules.hits(rules, &candidates(&forms));
                     for &family in families {
                         let verb = if family == "Read" { "reading" } else { "writing" };
-                        if content.deny.is_none()
-                            && let Some(r) = hits.first(family, PermissionBehavior::Deny)
-                        {
-                            content.deny = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
-                        }
-                        if content.ask.is_none()
-                            && let Some(r) = hits.first(family, PermissionBehavior::Ask)
-                        {
-                            content.ask = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
-                        }
+                        content.path_rules(&hits, family, verb, &forms);
                     }
                 }
                 if command_read_only && !paths.inside(&forms) {
@@ -1029,16 +1002,7 @@ impl PermissionEngine {
                         let forms = [path];
                         let hits = path_rules.hits(rules, &candidates(&forms));
                         let verb = format!("`{program}` reading");
-                        if content.deny.is_none()
-                            && let Some(r) = hits.first("Read", PermissionBehavior::Deny)
-                        {
-                            content.deny = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
-                        }
-                        if content.ask.is_none()
-                            && let Some(r) = hits.first("Read", PermissionBehavior::Ask)
-                        {
-                            content.ask = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, &forms))));
-                        }
+                        content.path_rules(&hits, "Read", &verb, &forms);
                     }
                 }
             }
@@ -1148,6 +1112,20 @@ impl<'a> Paths<'a> {
         let Self { resolver, roots, root_forms } = self;
         let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
         forms.iter().all(|f| root_forms.iter().any(|r| f.starts_with(r)))
+    }
+}
+
+impl Content {
+    /// Notes the first deny and the first ask rule of `family` among `hits` (the path rules
+    /// matching `forms`, one path's forms), unless one is noted already: "`verb` PATH".
+    fn path_rules(&mut self, hits: &PathHits<'_>, family: &str, verb: &str, forms: &[PathBuf]) {
+        for (behavior, slot) in [(PermissionBehavior::Deny, &mut self.deny), (PermissionBehavior::Ask, &mut self.ask)] {
+            if slot.is_none()
+                && let Some(r) = hits.first(family, behavior)
+            {
+                *slot = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, forms))));
+            }
+        }
     }
 }
 
