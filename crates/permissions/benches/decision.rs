@@ -155,11 +155,17 @@ fn checkout_engine() -> &'static PermissionEngine {
     ENGINE.get_or_init(|| engine_in(env!("CARGO_MANIFEST_DIR")))
 }
 
-#[divan::bench]
-fn parse_only(bencher: divan::Bencher) {
+/// A tree-sitter parser for Bash, as the analysis keeps one per thread.
+fn bash_parser() -> tree_sitter::Parser {
     let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
     let mut parser = tree_sitter::Parser::new();
     let _ = parser.set_language(&language);
+    parser
+}
+
+#[divan::bench]
+fn parse_only(bencher: divan::Bencher) {
+    let mut parser = bash_parser();
     bencher.bench_local(|| {
         for command in corpus() {
             divan::black_box(parser.parse(command, None));
@@ -171,9 +177,7 @@ fn parse_only(bencher: divan::Bencher) {
 /// nothing else: the floor under any analysis that walks the syntax tree.
 #[divan::bench]
 fn parse_and_visit(bencher: divan::Bencher) {
-    let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
-    let mut parser = tree_sitter::Parser::new();
-    let _ = parser.set_language(&language);
+    let mut parser = bash_parser();
     bencher.bench_local(|| {
         for command in corpus() {
             let Some(tree) = parser.parse(command, None) else { continue };
