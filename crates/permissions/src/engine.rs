@@ -1211,6 +1211,9 @@ fn hazard_text(hazard: &Hazard) -> String {
         Hazard::DynamicEval { command } => format!("`{command}` runs text that is only known at run time"),
         Hazard::AnsiCQuoting => "the command name uses $'...' quoting".to_owned(),
         Hazard::UnknownConstruct { kind } => format!("the command uses a construct ({kind}) that is not analysed"),
+        Hazard::ArithmeticName { name } => {
+            format!("arithmetic evaluates `{name}`, whose value could run a command (`a[$(cmd)]`)")
+        }
         other => format!("{other:?}"),
     }
 }

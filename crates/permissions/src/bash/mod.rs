@@ -175,6 +175,13 @@ pub enum Hazard {
     /// `git -c …`, `git --config-env …` or a `GIT_CONFIG_*` assignment: configuration that can
     /// run arbitrary programs.
     GitConfigOverride,
+    /// A name or `$` expansion in an arithmetic context (`$((x))`, `$[x]`, `(( x ))`,
+    /// `for (( … ))`, the operands of `-eq`… in `[[ ]]`): bash evaluates the variable's value
+    /// as an expression, so a value like `a[$(cmd)]` runs `cmd`.
+    ArithmeticName {
+        /// The name (or `$`) met first.
+        name: String,
+    },
     /// A wrapper (`sudo`, `env`, `timeout`, `xargs` …) whose options or wrapped command cannot be
     /// determined statically (an unknown option, an expansion among its options, `env -S`).
     /// What follows is still analysed as well as it can be.

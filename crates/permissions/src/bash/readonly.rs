@@ -358,10 +358,10 @@ pub(super) static TABLE: &[Spec] = &[
     },
     Spec {
         name: "[[",
-        rule: Rule::Check(test_allows),
+        rule: Rule::Check(double_bracket_allows),
         glob_safe: true,
         read_only: &["[[ -f Cargo.toml && -d src ]]", "[[ 1 -eq 1 ]]"],
-        not_read_only: &["[[ $x -eq 1 ]]", "[[ 1 -eq 'a[$(rm x)]' ]]", "[[ -v x ]]"],
+        not_read_only: &["[[ $x -eq 1 ]]", "[[ 1 -eq 'a[$(rm x)]' ]]", "[[ -v x ]]", "[[ _ -eq 0 ]]", "[[ 1 -lt x ]]"],
         ..BASE
     },
     Spec {
@@ -1045,6 +1045,19 @@ const FD_VALUES: &[&str] = &[
 /// command substitution written inside a quoted string.
 fn test_allows(args: &[String]) -> bool {
     !args.iter().any(|arg| arg == "-v" || arg == "-R" || has_substitution_text(arg))
+}
+
+/// `[[ … ]]`: as [`test_allows`], and the operands of its arithmetic comparisons (`-eq`,
+/// `-lt` …), which bash evaluates as expressions, name no variable (`[[ x -eq 0 ]]` runs
+/// whatever `a[$(cmd)]` `x` holds).
+fn double_bracket_allows(args: &[String]) -> bool {
+    const ARITHMETIC: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
+    test_allows(args)
+        && args.iter().enumerate().all(|(at, arg)| {
+            let compared = args.get(at + 1).is_some_and(|next| ARITHMETIC.contains(&next.as_str()))
+                || at.checked_sub(1).and_then(|p| args.get(p)).is_some_and(|prev| ARITHMETIC.contains(&prev.as_str()));
+            !compared || super::walk::arithmetic_name(arg).is_none()
+        })
 }
 
 /// `cd [-L|-P|-e|-@] [DIR]`.

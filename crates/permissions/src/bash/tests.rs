@@ -62,6 +62,7 @@ fn hazard_name(hazard: &Hazard) -> String {
         Hazard::RmGlobUnderVariable { arg } => format!("RmGlobUnderVariable:{arg}"),
         Hazard::GitConfigOverride => "GitConfigOverride".to_owned(),
         Hazard::UnresolvedWrapper { wrapper } => format!("UnresolvedWrapper:{wrapper}"),
+        Hazard::ArithmeticName { name } => format!("ArithmeticName:{name}"),
     }
 }
 
@@ -168,6 +169,15 @@ const WRAPPERS: &[Case] = &[
         &[Cmds(&["git status"]), Hazards(&["CdThenGit", "UnresolvedWrapper:env (changes directory)"])],
     ),
     c("eval -- 'rm x'", &[Cmds(&["eval -- rm x", "rm x"])]),
+    // Arithmetic evaluates a variable's value as an expression: `a[$(cmd)]` in it runs cmd.
+    c("for x in 'a[$(rm -rf v)]'; do echo $((x)); done", &[Has("ArithmeticName:x"), ReadOnly(false)]),
+    c(": 'a[$(id)]'; echo $((_))", &[Has("ArithmeticName:_"), ReadOnly(false)]),
+    c("(( x ))", &[Hazards(&["ArithmeticName:x"]), ReadOnly(false)]),
+    c("echo $[x]", &[Hazards(&["ArithmeticName:x"]), ReadOnly(false)]),
+    c("for ((i=x;;)); do :; done", &[Has("ArithmeticName:i"), ReadOnly(false)]),
+    c("echo $(( $HOME ))", &[Hazards(&["ArithmeticName:$"]), ReadOnly(false)]),
+    c("echo $((0x1f + 2#101 + 16#ff * 3))", &[Hazards(&[]), ReadOnly(true)]),
+    c("[[ _ -eq 0 ]]", &[ReadOnly(false)]),
     c("env -C /etc cat shadow", &[Cmds(&["cat shadow"]), Has("UnresolvedWrapper:env (changes directory)")]),
     c("sudo -D /etc cat shadow", &[Cmds(&["cat shadow"]), Has("UnresolvedWrapper:sudo (changes directory)")]),
     c("env -S 'rm -rf x'", &[Cmds(&["rm -rf x", "env -S rm -rf x"]), Hazards(&["UnresolvedWrapper:env"])]),
@@ -352,11 +362,12 @@ const STRUCTURE: &[Case] = &[
     c("echo $((1+2))", &[Cmds(&["echo $((1+2))"]), Hazards(&[]), Expansion(0, true), ReadOnly(true)]),
     c("echo $((1+$(rm x)))", &[Cmds(&["echo $((1+$(rm x)))", "rm x"]), Hazards(&["CommandSubstitution"])]),
     c("! grep -q x f", &[Cmds(&["grep -q x f"]), ReadOnly(true)]),
-    c("((i++))", &[Cmds(&[]), Hazards(&[]), ReadOnly(true)]),
+    // A name in arithmetic is evaluated as an expression: its value could run a command.
+    c("((i++))", &[Cmds(&[]), Hazards(&["ArithmeticName:i"]), ReadOnly(false)]),
     c("echo $(( 'a[$(rm x)]' ))", &[Has("CommandSubstitution"), ReadOnly(false)]),
     c("(( a['$(rm x)'] ))", &[Has("CommandSubstitution"), ReadOnly(false)]),
     c("coproc NAME { rm x; }", &[Has("UnknownConstruct:coproc"), ReadOnly(false)]),
-    c("for ((i=0;i<3;i++)); do echo $i; done", &[Cmds(&["echo $i"]), Hazards(&[])]),
+    c("for ((i=0;i<3;i++)); do echo $i; done", &[Cmds(&["echo $i"]), Hazards(&["ArithmeticName:i"])]),
     c("select x in a b; do echo $x; done", &[Cmds(&["echo $x"])]),
     c("[[ -f a ]] && cat a", &[Cmds(&["[[ -f a ]]", "cat a"]), ReadOnly(true)]),
     c("[[ $(rm x) ]]", &[Cmds(&["[[ $(rm x) ]]", "rm x"]), Hazards(&["CommandSubstitution"])]),

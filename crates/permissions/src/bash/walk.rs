@@ -524,8 +524,12 @@ impl<'s, 't> Walker<'s, 't, '_> {
     /// subscripts there, and runs a `$(…)` found inside one even when it came from a quoted
     /// string, so any `$(` or backtick in the text is a substitution.
     fn arithmetic(&mut self, node: Node<'t>) {
-        if has_substitution_text(self.text(node)) {
+        let text = self.text(node);
+        let inner = text.trim_start_matches(['$', '(', '[']).trim_end_matches([')', ']']);
+        if has_substitution_text(text) {
             self.out.hazard(Hazard::CommandSubstitution);
+        } else if let Some(name) = arithmetic_name(inner) {
+            self.out.hazard(Hazard::ArithmeticName { name: excerpt(name) });
         }
         self.scan(node);
     }
@@ -1076,6 +1080,33 @@ pub(super) fn dollar_paren_scripts(body: &str, found: &[(usize, usize)]) -> Vec<
         scripts.push(body.get(start..end).unwrap_or_default().to_owned());
     }
     scripts
+}
+
+/// The first variable an arithmetic expression names (or `$` for an expansion), skipping
+/// numbers in any base (`0x1f`, `2#101`, `64#_@`).
+pub(super) fn arithmetic_name(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&c) = bytes.get(at) {
+        if c.is_ascii_digit() {
+            at += 1;
+            while bytes.get(at).is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'#' | b'_' | b'@')) {
+                at += 1;
+            }
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let start = at;
+            while bytes.get(at).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_') {
+                at += 1;
+            }
+            return text.get(start..at);
+        } else if c == b'$' && bytes.get(at + 1) != Some(&b'(') {
+            // (A `$(` is a command substitution, a hazard of its own.)
+            return Some("$");
+        } else {
+            at += 1;
+        }
+    }
+    None
 }
 
 /// Whether a static `>&` target is a descriptor (`2`, `-`, `3-`) rather than a file.
