@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bash::{BashAnalysis, SimpleCommand, is_read_only_command};
+use crate::bash::{BashAnalysis, SimpleCommand, flags_and_operands, is_read_only_command};
 
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
 const MAX_BASES: usize = 8;
@@ -293,6 +293,16 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand, program: &str) -> Option
         }
         return Some(operands_of(&cmd.argv[sub + 1..]));
     }
+    // grep and rg: their flags' values are not files, and `-e` gives the pattern.
+    if matches!(program, "grep" | "egrep" | "fgrep" | "rg")
+        && let Some((flags, mut args)) = flags_and_operands(program, cmd.argv.get(1..).unwrap_or_default())
+    {
+        let pattern_given = flags.iter().any(|(f, _)| matches!(f.as_str(), "-e" | "--regexp" | "-f" | "--file"));
+        if !pattern_given && !args.is_empty() {
+            args.remove(0);
+        }
+        return Some(args);
+    }
     let mut args = operands(cmd);
     if program == "find" {
         let starts = cmd.argv.iter().skip(1).take_while(|a| !a.starts_with(['-', '(', '!']));
@@ -320,22 +330,33 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand, program: &str) -> Option<Rec
     if !matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "diff") {
         return None;
     }
-    let options: Vec<&str> =
-        cmd.argv.iter().skip(1).take_while(|a| *a != "--").filter(|a| a.starts_with('-')).map(String::as_str).collect();
-    let short =
-        |letters: &[char]| options.iter().any(|o| !o.starts_with("--") && o[1..].chars().any(|c| letters.contains(&c)));
+    let args = cmd.argv.get(1..).unwrap_or_default();
+    let flags: Vec<(String, Option<&str>)> = match flags_and_operands(program, args) {
+        Some((flags, _)) => flags,
+        None => {
+            args.iter().take_while(|a| *a != "--").filter(|a| a.starts_with('-')).map(|a| (a.clone(), None)).collect()
+        }
+    };
+    let options: Vec<&str> = flags.iter().map(|(flag, _)| flag.as_str()).collect();
+    let short = |letters: &[char]| {
+        options.iter().any(|o| !o.starts_with("--") && o.chars().skip(1).any(|c| letters.contains(&c)))
+    };
     let (recursive, filtered) = match program {
         "grep" | "egrep" | "fgrep" => (
             short(&['r', 'R'])
-                || options
-                    .iter()
-                    .any(|o| matches!(*o, "--recursive" | "--dereference-recursive" | "--directories=recurse"))
-                || cmd.argv.windows(2).any(|w| w[0] == "-d" && w[1] == "recurse"),
+                || options.iter().any(|o| matches!(*o, "--recursive" | "--dereference-recursive"))
+                || flags.iter().any(|(f, v)| matches!(f.as_str(), "-d" | "--directories") && *v == Some("recurse")),
             false,
         ),
-        "rg" => {
-            (true, !(short(&['.', 'u']) || options.iter().any(|o| *o == "--hidden" || o.starts_with("--no-ignore"))))
-        }
+        // Globs and types override ripgrep's filters (`-g .env` searches `.env`).
+        "rg" => (
+            true,
+            !(short(&['.', 'u', 'g', 't', 'T'])
+                || options.iter().any(|o| {
+                    matches!(*o, "--hidden" | "--glob" | "--iglob" | "--type" | "--type-not" | "--type-add")
+                        || o.starts_with("--no-ignore")
+                })),
+        ),
         "diff" => (short(&['r']) || options.contains(&"--recursive"), false),
         _ => (false, false),
     };
@@ -656,12 +677,16 @@ mod tests {
         };
         assert_eq!(rec("grep -rn TODO"), Some((vec![".".to_owned()], false)));
         assert_eq!(rec("grep -n -r TODO src"), Some((vec!["src".to_owned()], false)));
-        // (`-d`'s value counts as an operand: one folder more to check, never one less.)
-        assert_eq!(rec("grep -d recurse x ."), Some((vec!["x".to_owned(), ".".to_owned()], false)));
+        assert_eq!(rec("grep -d recurse x ."), Some((vec![".".to_owned()], false)));
         assert_eq!(rec("grep TODO a.txt"), None);
         assert_eq!(rec("rg TODO"), Some((vec![".".to_owned()], true)));
         assert_eq!(rec("rg --hidden TODO src"), Some((vec!["src".to_owned()], false)));
         assert_eq!(rec("rg -uu TODO"), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("rg -t rust TODO"), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("rg -e TODO"), Some((vec![".".to_owned()], true)));
+        assert_eq!(rec("rg --max-depth 5 TODO src"), Some((vec!["src".to_owned()], true)));
+        assert_eq!(rec("rg -g .env KEY"), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("grep -r -e KEY"), Some((vec![".".to_owned()], false)));
         assert_eq!(rec("diff -r a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
         assert_eq!(rec("diff a b"), None);
     }
@@ -700,7 +725,8 @@ mod tests {
         };
         assert_eq!(ops("paste a /etc/shadow"), Some(vec!["a".to_owned(), "/etc/shadow".to_owned()]));
         assert_eq!(ops("grep -rn TODO src"), Some(vec!["src".to_owned()]));
-        assert_eq!(ops("grep -e TODO src"), Some(vec!["TODO".to_owned(), "src".to_owned()]));
+        assert_eq!(ops("grep -e TODO src"), Some(vec!["src".to_owned()]));
+        assert_eq!(ops("rg -t rust TODO src"), Some(vec!["src".to_owned()]));
         assert_eq!(ops("find / -name x"), Some(vec!["/".to_owned()]));
         assert_eq!(ops("find -L . -newer /etc/x"), Some(vec![]));
         assert_eq!(ops("fd pattern /"), Some(vec!["/".to_owned()]));

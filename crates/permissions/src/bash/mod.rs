@@ -56,6 +56,7 @@ mod walk;
 mod word;
 mod wrappers;
 
+pub(crate) use readonly::flags_and_operands;
 pub use readonly::{is_read_only, is_read_only_command};
 
 /// Commands longer than this many characters are never auto-approved ([`Hazard::TooLong`]).

@@ -114,6 +114,19 @@ fn safe_assignment(name: &str, value: &str) -> bool {
     safe_name && value.chars().all(|c| c.is_ascii_alphanumeric() || "_.,:/@+%=-".contains(c))
 }
 
+/// The flags (with their values) and the operands of a table command whose rule is a flag
+/// list, its flags' values told apart from operands (`rg -t rust TODO` has the operand `TODO`
+/// only); `None` for other commands.
+#[expect(clippy::type_complexity, reason = "a pair of plain lists")]
+pub(crate) fn flags_and_operands<'a>(
+    name: &str,
+    args: &'a [String],
+) -> Option<(Vec<(String, Option<&'a str>)>, Vec<&'a str>)> {
+    let Rule::Flags(flags) = lookup(name)?.rule else { return None };
+    let parsed = parse_args(args, flags.values, &[]);
+    Some((parsed.flags, parsed.operands))
+}
+
 /// The table entry for a bare command name.
 fn lookup(name: &str) -> Option<&'static Spec> {
     TABLE.binary_search_by(|spec| spec.name.cmp(name)).ok().map(|index| &TABLE[index])
