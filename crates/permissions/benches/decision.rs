@@ -3,6 +3,11 @@
 //!
 //! `cargo bench -p toolgate-permissions --bench decision`; each sample runs the whole
 //! corpus, so divide the reported time by 1,000 for one command.
+//!
+//! A measured run (`--bench`) then also alternates the parse, the analysis and the decision
+//! over the corpus round by round and prints that table (`interleaved_parse_only`,
+//! `interleaved_analysis`, `interleaved_decision`), which `cargo xtask bench` reads for its
+//! row 4: load that changes between divan's blocks moves their ratio, not the interleaved one.
 
 use std::sync::OnceLock;
 
@@ -10,8 +15,14 @@ use serde_json::{Value, json};
 use toolgate_core::{PermissionMode, RuleSource, ToolBuilder, ToolContext};
 use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile, bash};
 
+#[path = "../../../bench/interleave.rs"]
+mod interleave;
+
 fn main() {
     divan::main();
+    if std::env::args().any(|a| a == "--bench") {
+        interleaved();
+    }
 }
 
 const BASES: &[&str] = &[
@@ -230,4 +241,41 @@ fn decision(bencher: divan::Bencher) {
 #[divan::bench]
 fn decision_in_checkout(bencher: divan::Bencher) {
     decide_all(bencher, checkout_engine(), env!("CARGO_MANIFEST_DIR"));
+}
+
+/// The parse, the analysis and the decision over the whole corpus, alternated round by round.
+fn interleaved() {
+    let mut parser = bash_parser();
+    let parser = std::cell::RefCell::new(&mut parser);
+    let engine = engine();
+    let bash = ToolBuilder::new("Bash").build();
+    let mut ctx = ToolContext::new("/repo");
+    ctx.permission_mode = PermissionMode::Default;
+    let inputs: Vec<Value> = corpus().iter().map(|c| json!({"command": c})).collect();
+    let parse = || {
+        let mut parser = parser.borrow_mut();
+        for command in corpus() {
+            divan::black_box(parser.parse(command, None));
+        }
+    };
+    let analysis = || {
+        for command in corpus() {
+            divan::black_box(bash::analyze(command));
+        }
+    };
+    let decision = || {
+        for input in &inputs {
+            divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
+        }
+    };
+    let [decided, parsed] = interleave::alternate(200, 1, &decision, &parse);
+    let [analysed, _] = interleave::alternate(200, 1, &analysis, &parse);
+    interleave::print(
+        "interleaved",
+        &mut [
+            ("interleaved_parse_only", parsed),
+            ("interleaved_analysis", analysed),
+            ("interleaved_decision", decided),
+        ],
+    );
 }

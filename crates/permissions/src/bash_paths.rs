@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bash::{BashAnalysis, SimpleCommand, flags_and_operands, is_read_only_command};
+use std::borrow::Cow;
+
+use crate::bash::{BashAnalysis, SimpleCommand, Text, flags_and_operands, is_read_only_command};
 
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
 const MAX_BASES: usize = 8;
@@ -37,7 +39,7 @@ pub(crate) struct Bases {
 impl Bases {
     /// The bases of `analysis`, run in `cwd`. Commands are taken in the order listed, without
     /// regard to subshells: a `cd` inside `( )` still counts, which only adds directories.
-    pub fn of(analysis: &BashAnalysis, cwd: &Path, home: Option<&Path>) -> Self {
+    pub fn of(analysis: &BashAnalysis<'_>, cwd: &Path, home: Option<&Path>) -> Self {
         let mut bases = Bases { dirs: vec![cwd.to_path_buf()], unknown: false };
         for cmd in &analysis.commands {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
@@ -282,7 +284,7 @@ pub(crate) fn is_static_path(word: &str, home: Option<&Path>) -> bool {
 /// are not files. `find` reads its starting points only; a pattern-first command skips its
 /// pattern unless `-e`/`-f` gave it; of `git`, only `git diff` names files (a path outside
 /// the repository turns it into `git diff --no-index`, which prints any file).
-pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand, program: &str) -> Option<Vec<&'c str>> {
+pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option<Vec<&'c str>> {
     if NOT_PATHS.contains(&program) {
         return None;
     }
@@ -306,7 +308,7 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand, program: &str) -> Option
     let mut args = operands(cmd);
     if program == "find" {
         let starts = cmd.argv.iter().skip(1).take_while(|a| !a.starts_with(['-', '(', '!']));
-        return Some(starts.map(String::as_str).collect());
+        return Some(starts.map(|a| &**a).collect());
     }
     if PATTERN_FIRST.contains(&program) && !cmd.argv.iter().any(|a| a == "-e" || a == "-f") && !args.is_empty() {
         args.remove(0);
@@ -326,16 +328,19 @@ pub(crate) struct Recursion<'c> {
 
 /// The recursive read a read-only command does, if any: `grep -r`, `rg` (recursive on
 /// folders, filtered unless `--hidden`, `-.`, `-u` or `--no-ignore…`), `diff -r`.
-pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand, program: &str) -> Option<Recursion<'c>> {
+pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option<Recursion<'c>> {
     if !matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "diff") {
         return None;
     }
     let args = cmd.argv.get(1..).unwrap_or_default();
     let flags: Vec<(String, Option<&str>)> = match flags_and_operands(program, args) {
         Some((flags, _)) => flags,
-        None => {
-            args.iter().take_while(|a| *a != "--").filter(|a| a.starts_with('-')).map(|a| (a.clone(), None)).collect()
-        }
+        None => args
+            .iter()
+            .take_while(|a| *a != "--")
+            .filter(|a| a.starts_with('-'))
+            .map(|a| (a.to_string(), None))
+            .collect(),
     };
     let options: Vec<&str> = flags.iter().map(|(flag, _)| flag.as_str()).collect();
     let short = |letters: &[char]| {
@@ -388,12 +393,12 @@ pub(crate) fn walk_below(root: &Path, filtered: bool, limit: usize) -> Option<Ve
 }
 
 /// The operands of a command: its arguments that are not options (after `--`, all).
-pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<&str> {
+pub(crate) fn operands<'c>(cmd: &'c SimpleCommand<'_>) -> Vec<&'c str> {
     operands_of(cmd.argv.get(1..).unwrap_or_default())
 }
 
 /// The words of `args` that are not options (after `--`, all).
-fn operands_of(args: &[String]) -> Vec<&str> {
+fn operands_of<'c>(args: &'c [Text<'_>]) -> Vec<&'c str> {
     let mut out = Vec::new();
     let mut options_done = false;
     for arg in args {
@@ -404,7 +409,7 @@ fn operands_of(args: &[String]) -> Vec<&str> {
         if !options_done && arg.starts_with('-') && arg.len() > 1 {
             continue;
         }
-        out.push(arg.as_str());
+        out.push(&**arg);
     }
     out
 }
@@ -415,7 +420,7 @@ fn operands_of(args: &[String]) -> Vec<&str> {
 /// (`sed -i.json … .mcp` writes `.mcp.json`; a `*` in sed's suffix is the file's name); a
 /// suffix with a `/`, `cp -T`, and a source that is a folder's contents (`cp -r pkg/. .`,
 /// which would merge `pkg/.git` into `.git`) are refused.
-pub(crate) fn option_paths(cmd: &SimpleCommand) -> Option<Vec<String>> {
+pub(crate) fn option_paths(cmd: &SimpleCommand<'_>) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut suffixes: Vec<&str> = Vec::new();
     let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
@@ -488,7 +493,7 @@ fn backup_name(file: &str, suffix: &str, stars: bool) -> String {
 /// Whether a `sed` command does nothing but what `-i` (edit the operand files in place) adds
 /// to a read-only `sed`: its script has no `e`, `w` or `r` command, checked by classifying the
 /// same command without its in-place option.
-pub(crate) fn sed_edits_only_operands(cmd: &SimpleCommand) -> bool {
+pub(crate) fn sed_edits_only_operands(cmd: &SimpleCommand<'_>) -> bool {
     let mut without = cmd.clone();
     without.argv.clear();
     let mut options_done = false;
@@ -519,7 +524,7 @@ pub(crate) fn sed_edits_only_operands(cmd: &SimpleCommand) -> bool {
                 }
             }
             if kept != "-" {
-                without.argv.push(kept);
+                without.argv.push(Cow::Owned(kept));
             }
         }
     }
@@ -557,13 +562,11 @@ pub(crate) fn shell_path(cwd: &Path, word: &str, home: Option<&Path>) -> PathBuf
     PathBuf::from(joined)
 }
 
-fn expand_tilde<'a>(path: &'a str, home: Option<&Path>) -> std::borrow::Cow<'a, Path> {
+fn expand_tilde<'a>(path: &'a str, home: Option<&Path>) -> Cow<'a, Path> {
     match (path.strip_prefix("~/"), home) {
-        (Some(rest), Some(home)) => std::borrow::Cow::Owned(home.join(rest)),
-        _ if path == "~" => {
-            home.map_or(std::borrow::Cow::Borrowed(Path::new(path)), |h| std::borrow::Cow::Owned(h.to_path_buf()))
-        }
-        _ => std::borrow::Cow::Borrowed(Path::new(path)),
+        (Some(rest), Some(home)) => Cow::Owned(home.join(rest)),
+        _ if path == "~" => home.map_or(Cow::Borrowed(Path::new(path)), |h| Cow::Owned(h.to_path_buf())),
+        _ => Cow::Borrowed(Path::new(path)),
     }
 }
 
@@ -572,7 +575,7 @@ mod tests {
     use super::*;
     use crate::bash::analyze;
 
-    fn first(src: &str) -> SimpleCommand {
+    fn first(src: &str) -> SimpleCommand<'_> {
         analyze(src).commands.remove(0)
     }
 

@@ -29,7 +29,7 @@ use toolgate_core::{
     Tool, ToolContext, canonical_tool_name,
 };
 
-use crate::bash::{BashAnalysis, Hazard, SimpleCommand, analyze, is_read_only_command};
+use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, analyze, is_read_only_command};
 use crate::bash_paths::{
     Bases, MAX_WALKED, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
     sed_edits_only_operands, walk_below,
@@ -275,17 +275,17 @@ const SAFE_ENV: &[&str] = &[
 
 /// What the content layer found.
 #[derive(Debug, Default)]
-struct Content {
-    deny: Option<(RuleEntry, String)>,
-    ask: Option<(RuleEntry, String)>,
+struct Content<'r> {
+    deny: Option<(&'r RuleEntry, String)>,
+    ask: Option<(&'r RuleEntry, String)>,
     critical: Option<String>,
     protected: Option<String>,
     auto_allow: Option<DecisionReason>,
     accept_edits_ok: bool,
-    allow_rule: Option<RuleEntry>,
+    allow_rule: Option<&'r RuleEntry>,
     read_only: bool,
     bash_hazard: Option<String>,
-    analysis: Option<BashAnalysis>,
+    analysis: Option<BashAnalysis<'r>>,
 }
 
 impl PermissionEngine {
@@ -354,7 +354,7 @@ impl PermissionEngine {
         ctx: &ToolContext,
         hook: Option<&HookVerdict>,
     ) -> Evaluation {
-        let name = canonical_tool_name(tool.name()).to_owned();
+        let name = canonical_tool_name(tool.name());
         let mut trace = Vec::new();
         let mut mode = ctx.permission_mode;
         if mode == PermissionMode::BypassPermissions && self.disable_bypass {
@@ -365,17 +365,17 @@ impl PermissionEngine {
         let rules = book.rules.as_slice();
         // The content layer's view of the call (for Bash, the analysis), computed once and
         // used only past the tool-wide rules.
-        let content_cell: std::cell::OnceCell<Content> = std::cell::OnceCell::new();
+        let content_cell: std::cell::OnceCell<Content<'_>> = std::cell::OnceCell::new();
         // The rules that name this tool (indexed once per tool, not scanned per call).
-        let tool_rules = book.for_tool(&name);
+        let tool_rules = book.for_tool(name);
         let relevant = || tool_rules.relevant.iter().map(|&i| &rules[i]);
-        let content = || content_cell.get_or_init(|| self.content(&book, &tool_rules, &name, tool, input, ctx));
+        let content = || content_cell.get_or_init(|| self.content(&book, &tool_rules, name, tool, input, ctx));
         // Suggestions are only needed for an ask.
         let suggestions_cell = std::cell::OnceCell::new();
         let suggestions = || {
             suggestions_cell.get_or_init(|| {
                 let analysis = content_cell.get().and_then(|c| c.analysis.as_ref());
-                suggest_rules_with(&name, tool, input, ctx, analysis)
+                suggest_rules_with(name, tool, input, ctx, analysis)
             })
         };
         let finish = |behavior, reason, message: String, ask, mut trace: Vec<LayerVerdict>| {
@@ -510,7 +510,7 @@ impl PermissionEngine {
                 PermissionBehavior::Deny => {}
             }
         }
-        let family = Family::of(&name);
+        let family = Family::of(name);
         if mode == PermissionMode::Plan && matches!(family, Family::Edit | Family::Bash) && !content.read_only {
             let msg = format!(
                 "plan mode allows only read-only work; {name} would change files. Present the plan with ExitPlanMode first"
@@ -700,15 +700,15 @@ impl PermissionEngine {
     }
 
     /// The content layer for one call.
-    fn content(
+    fn content<'b>(
         &self,
-        book: &RuleBook,
+        book: &'b RuleBook,
         tool_rules: &ToolRules,
         name: &str,
         tool: &dyn Tool,
-        input: &Value,
+        input: &'b Value,
         ctx: &ToolContext,
-    ) -> Content {
+    ) -> Content<'b> {
         let rules = book.rules.as_slice();
         let mut content = Content::default();
         let mut paths = Paths::new(&ctx.cwd, &ctx.roots);
@@ -720,7 +720,7 @@ impl PermissionEngine {
                 let detail = format!("{name} with {param} = {}", input.get(param).unwrap_or(&Value::Null));
                 let slot = if r.behavior() == PermissionBehavior::Deny { &mut content.deny } else { &mut content.ask };
                 if slot.is_none() {
-                    *slot = Some((r.entry.clone(), detail));
+                    *slot = Some((&r.entry, detail));
                 }
             }
         }
@@ -740,16 +740,16 @@ impl PermissionEngine {
                 if content.deny.is_none()
                     && let Some(r) = content_rules(PermissionBehavior::Deny).find(|r| matches_any(r))
                 {
-                    content.deny = Some((r.entry.clone(), format!("{name} of {shown}")));
+                    content.deny = Some((&r.entry, format!("{name} of {shown}")));
                 }
                 if content.ask.is_none()
                     && let Some(r) = content_rules(PermissionBehavior::Ask).find(|r| matches_any(r))
                 {
-                    content.ask = Some((r.entry.clone(), format!("{name} of {shown}")));
+                    content.ask = Some((&r.entry, format!("{name} of {shown}")));
                 }
                 let inside = paths.inside(&forms);
                 content.allow_rule =
-                    content_rules(PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| r.entry.clone());
+                    content_rules(PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| &r.entry);
                 if is_edit {
                     content.protected = forms.iter().find_map(|f| protected_path_reason(f));
                     content.accept_edits_ok = inside;
@@ -778,14 +778,14 @@ impl PermissionEngine {
                     if content.deny.is_none()
                         && let Some(r) = content_rules(PermissionBehavior::Deny).find(hit)
                     {
-                        content.deny = Some((r.entry.clone(), format!("{name}({target})")));
+                        content.deny = Some((&r.entry, format!("{name}({target})")));
                     }
                     if content.ask.is_none()
                         && let Some(r) = content_rules(PermissionBehavior::Ask).find(hit)
                     {
-                        content.ask = Some((r.entry.clone(), format!("{name}({target})")));
+                        content.ask = Some((&r.entry, format!("{name}({target})")));
                     }
-                    content.allow_rule = content_rules(PermissionBehavior::Allow).find(hit).map(|r| r.entry.clone());
+                    content.allow_rule = content_rules(PermissionBehavior::Allow).find(hit).map(|r| &r.entry);
                 }
                 content.read_only = tool.is_read_only(input);
             }
@@ -795,14 +795,14 @@ impl PermissionEngine {
     }
 
     /// The Bash part of the content layer: every subcommand on its own.
-    fn bash_content(
+    fn bash_content<'b>(
         &self,
-        book: &RuleBook,
+        book: &'b RuleBook,
         commands: &CommandIndex,
         analysis: &BashAnalysis,
         ctx: &ToolContext,
         paths: &mut Paths<'_>,
-        content: &mut Content,
+        content: &mut Content<'b>,
     ) {
         let rules = book.rules.as_slice();
         let path_rules = book.paths();
@@ -819,7 +819,7 @@ impl PermissionEngine {
                 }
                 let (spellings, len) = forms.spellings();
                 if let Some(r) = commands.find(rules, behavior, &spellings[..len]) {
-                    *slot = Some((r.entry.clone(), format!("the command `{}`", cmd.text)));
+                    *slot = Some((&r.entry, format!("the command `{}`", cmd.text)));
                 }
             }
         }
@@ -836,7 +836,7 @@ impl PermissionEngine {
             analysis.hazards.is_empty() && analysis.writes.is_empty() && read_only.iter().all(|&r| r);
         let mut accept_ok = analysis.hazards.is_empty();
         let mut rule_ok = analysis.hazards.is_empty();
-        let mut allowing_rule: Option<RuleEntry> = None;
+        let mut allowing_rule: Option<&RuleEntry> = None;
 
         let home = self.home.as_deref();
         // Relative paths are relative to the working directory or to wherever a `cd` in the
@@ -865,7 +865,7 @@ impl PermissionEngine {
             accept_ok &= paths.inside(&forms);
             match path_rules.all(rules, "Edit", PermissionBehavior::Allow, &candidates) {
                 Some(r) => {
-                    allowing_rule.get_or_insert_with(|| r.entry.clone());
+                    allowing_rule.get_or_insert(&r.entry);
                 }
                 None => rule_ok = false,
             }
@@ -1025,12 +1025,11 @@ impl PermissionEngine {
                     });
                 accept_ok &= edits_ok;
                 // Allow rules: every command not read-only must be matched.
-                let env_ok =
-                    cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&k.as_str()) || k.starts_with("LC_"));
+                let env_ok = cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&&**k) || k.starts_with("LC_"));
                 let matched = commands.find(rules, PermissionBehavior::Allow, &[&forms.joined, &cmd.text]);
                 match matched {
                     Some(r) if env_ok && !cmd.has_expansion => {
-                        allowing_rule.get_or_insert_with(|| r.entry.clone());
+                        allowing_rule.get_or_insert(&r.entry);
                     }
                     _ => rule_ok = false,
                 }
@@ -1115,15 +1114,15 @@ impl<'a> Paths<'a> {
     }
 }
 
-impl Content {
+impl<'r> Content<'r> {
     /// Notes the first deny and the first ask rule of `family` among `hits` (the path rules
     /// matching `forms`, one path's forms), unless one is noted already: "`verb` PATH".
-    fn path_rules(&mut self, hits: &PathHits<'_>, family: &str, verb: &str, forms: &[PathBuf]) {
+    fn path_rules(&mut self, hits: &PathHits<'r>, family: &str, verb: &str, forms: &[PathBuf]) {
         for (behavior, slot) in [(PermissionBehavior::Deny, &mut self.deny), (PermissionBehavior::Ask, &mut self.ask)] {
             if slot.is_none()
                 && let Some(r) = hits.first(family, behavior)
             {
-                *slot = Some((r.entry.clone(), format!("{verb} {}", shown_form(r, forms))));
+                *slot = Some((&r.entry, format!("{verb} {}", shown_form(r, forms))));
             }
         }
     }
@@ -1168,11 +1167,11 @@ impl CommandForms<'_> {
     }
 }
 
-fn command_forms(cmd: &SimpleCommand) -> CommandForms<'_> {
+fn command_forms<'c>(cmd: &'c SimpleCommand<'_>) -> CommandForms<'c> {
     let bare = cmd.argv.first().and_then(|first| {
         let program = basename(first);
         let skip = if program == "git" { git_global_options(&cmd.argv[1..]) } else { 0 };
-        if program == first.as_str() && skip == 0 {
+        if program == &**first && skip == 0 {
             return None;
         }
         let mut joined = program.to_owned();
@@ -1187,7 +1186,7 @@ fn command_forms(cmd: &SimpleCommand) -> CommandForms<'_> {
 
 /// How many of `args` (git's arguments) are global options before the subcommand
 /// (`--no-pager`, `-P`, `-C DIR`, `-c k=v`, `--git-dir=DIR` …).
-fn git_global_options(args: &[String]) -> usize {
+fn git_global_options(args: &[Text<'_>]) -> usize {
     const WITH_VALUE: &[&str] =
         &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
     let mut at = 0;
@@ -1195,7 +1194,7 @@ fn git_global_options(args: &[String]) -> usize {
         if !arg.starts_with('-') || arg == "--" {
             break;
         }
-        at += if WITH_VALUE.contains(&arg.as_str()) { 2 } else { 1 };
+        at += if WITH_VALUE.contains(&&**arg) { 2 } else { 1 };
     }
     at.min(args.len())
 }

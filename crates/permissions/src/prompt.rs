@@ -120,8 +120,7 @@ pub(crate) fn suggest_rules_with(
             }
             let mut out: Vec<String> = Vec::new();
             for cmd in analysis.commands.iter().filter(|c| !crate::bash::is_read_only_command(c)) {
-                let words: Vec<&str> =
-                    cmd.argv.iter().map(String::as_str).take_while(|w| !w.starts_with('-')).collect();
+                let words: Vec<&str> = cmd.argv.iter().map(|a| &**a).take_while(|w| !w.starts_with('-')).collect();
                 let Some(first) = words.first() else { continue };
                 let mut keep = 1;
                 if SUBCOMMAND_TOOLS.contains(first) && words.len() > 1 {

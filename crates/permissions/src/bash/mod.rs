@@ -48,6 +48,8 @@
 //! and a parse is cancelled after 500 ms, or once the whole analysis has run 2 s (then the
 //! analysis reports [`Hazard::ParseError`]). Each thread reuses one tree-sitter parser.
 
+use std::borrow::Cow;
+
 mod parse;
 mod readonly;
 #[cfg(test)]
@@ -66,9 +68,15 @@ pub const MAX_COMMAND_CHARS: usize = 10_000;
 /// [`Hazard::TooLong`] and no commands.
 const MAX_PARSED_BYTES: usize = 256 * 1024;
 
-/// The result of analysing one Bash command string with [`analyze`].
+/// A word of the analysed command: borrowed from the command string while it is one piece
+/// of it (`git`, `'fix: x'`), owned where quote removal joined or decoded pieces (`r''m`,
+/// `\rm`) or where it comes from a string the analysis built (an `eval`'s joined words).
+pub type Text<'s> = Cow<'s, str>;
+
+/// The result of analysing one Bash command string with [`analyze`]; its words borrow from
+/// that string ([`BashAnalysis::into_owned`] detaches them).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct BashAnalysis {
+pub struct BashAnalysis<'s> {
     /// Every simple command anywhere in the tree, in source order, nested ones included:
     /// lists and pipelines (`&&` `||` `;` `|` `|&` `&` newline), subshells `( )`, groups `{ }`,
     /// `$( )`, backticks, `<( )` `>( )`, `if`/`while`/`until`/`for`/`case` bodies and
@@ -76,37 +84,56 @@ pub struct BashAnalysis {
     /// recursively when the string is static), `xargs [opts] CMD ...` payloads,
     /// `find ... -exec/-execdir/-ok/-okdir CMD ... ;|+` payloads; each payload is also a
     /// [`SimpleCommand`] of its own.
-    pub commands: Vec<SimpleCommand>,
+    pub commands: Vec<SimpleCommand<'s>>,
     /// Output redirections to files anywhere (`>`, `>>`, `&>`, `&>>`, `2>`, `>|`, `N>file`,
     /// `>&file`); `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/fd/N` are exempt, and
     /// fd-to-fd duplications (`2>&1`) are not writes.
-    pub writes: Vec<RedirectWrite>,
+    pub writes: Vec<RedirectWrite<'s>>,
     /// Input redirections from files anywhere (`< file`, `<& file`), as written with quotes
     /// removed and expansions kept: reads, to be checked as `Read(path)`.
-    pub reads: Vec<String>,
+    pub reads: Vec<Text<'s>>,
     /// Reasons this command must never be auto-approved, whatever the rules say (each listed
     /// once).
     pub hazards: Vec<Hazard>,
 }
 
+impl BashAnalysis<'_> {
+    /// The same analysis, owning its words.
+    ///
+    /// ```
+    /// use toolgate_permissions::bash::{BashAnalysis, analyze};
+    ///
+    /// let owned: BashAnalysis<'static> = analyze(&String::from("ls -la")).into_owned();
+    /// assert_eq!(owned.commands[0].argv, ["ls", "-la"]);
+    /// ```
+    pub fn into_owned(self) -> BashAnalysis<'static> {
+        BashAnalysis {
+            commands: self.commands.into_iter().map(SimpleCommand::into_owned).collect(),
+            writes: self.writes.into_iter().map(RedirectWrite::into_owned).collect(),
+            reads: self.reads.into_iter().map(owned).collect(),
+            hazards: self.hazards,
+        }
+    }
+}
+
 /// One simple command: a program and its arguments, after quote removal and wrapper stripping.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SimpleCommand {
+pub struct SimpleCommand<'s> {
     /// Words after stripping leading `VAR=value` assignments and wrappers, with quotes removed
     /// (`r''m` → `rm`, `"rm"` → `rm`, `\rm` → `rm`); ANSI-C strings decoded. Expansions are
     /// kept as written (`$HOME`). Empty for a statement made only of assignments.
-    pub argv: Vec<String>,
+    pub argv: Vec<Text<'s>>,
     /// The source text of the command from the (post-wrapper) command name to its end, as
     /// written (quotes kept, redirects excluded): what Claude Code matches rule patterns
     /// against. For a command from a `bash -c` string or a static `eval`, the text is taken
     /// from that string.
-    pub text: String,
+    pub text: Text<'s>,
     /// Leading assignments that were stripped, in order (also those given to `env` or `sudo`).
-    pub assignments: Vec<(String, String)>,
+    pub assignments: Vec<(Text<'s>, Text<'s>)>,
     /// Wrappers stripped, outermost first (for example `["sudo", "timeout"]`). The payload of
     /// `xargs`, `find -exec` or `fd -x` lists the launcher last (`["xargs"]`), and a command
     /// from a `bash -c` string lists the shell (`["bash"]`).
-    pub wrappers: Vec<String>,
+    pub wrappers: Vec<Text<'s>>,
     /// Whether any word of `argv` contains an expansion (`$VAR`, `${..}`, `$(..)`, backticks,
     /// `$((..))`, `<(..)`, `$"..."`); globs are not expansions here. (An `xargs` payload
     /// receives arguments nobody wrote: the read-only classifier checks that on the `xargs`
@@ -117,16 +144,42 @@ pub struct SimpleCommand {
     pub has_glob: bool,
 }
 
+impl SimpleCommand<'_> {
+    /// The same command, owning its words.
+    pub fn into_owned(self) -> SimpleCommand<'static> {
+        SimpleCommand {
+            argv: self.argv.into_iter().map(owned).collect(),
+            text: owned(self.text),
+            assignments: self.assignments.into_iter().map(|(name, value)| (owned(name), owned(value))).collect(),
+            wrappers: self.wrappers.into_iter().map(owned).collect(),
+            has_expansion: self.has_expansion,
+            has_glob: self.has_glob,
+        }
+    }
+}
+
 /// An output redirection to a file: a write to `path`, to be checked as `Edit(path)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedirectWrite {
+pub struct RedirectWrite<'s> {
     /// The target as written, with quotes removed and expansions kept (`$HOME/x`).
-    pub path: String,
+    pub path: Text<'s>,
     /// Whether the file is appended to (`>>`, `&>>`) rather than truncated.
     pub append: bool,
     /// Whether the target contains an expansion, a glob or a leading `~`, so that the file it
     /// names cannot be known statically.
     pub dynamic: bool,
+}
+
+impl RedirectWrite<'_> {
+    /// The same write, owning its path.
+    pub fn into_owned(self) -> RedirectWrite<'static> {
+        RedirectWrite { path: owned(self.path), append: self.append, dynamic: self.dynamic }
+    }
+}
+
+/// `text`, owned.
+fn owned(text: Text<'_>) -> Text<'static> {
+    Cow::Owned(text.into_owned())
 }
 
 /// A reason a command must never be auto-approved, whatever the rules say.
@@ -201,7 +254,7 @@ pub enum Hazard {
 /// let rm = &analysis.commands[0];
 /// assert_eq!(rm.argv, ["rm", "-rf", "build"]);
 /// assert_eq!(rm.wrappers, ["sudo", "timeout"]);
-/// assert_eq!(rm.assignments, [("FOO".to_owned(), "1".to_owned())]);
+/// assert_eq!(rm.assignments, [("FOO".into(), "1".into())]);
 /// assert_eq!(analysis.commands[1].text, "git status");
 /// assert_eq!(analysis.writes[0].path, "status.txt");
 ///
@@ -209,11 +262,14 @@ pub enum Hazard {
 /// assert!(smuggled.hazards.contains(&Hazard::CommandSubstitution));
 /// assert!(smuggled.commands.iter().any(|c| c.argv[0] == "sh"));
 /// ```
-pub fn analyze(command: &str) -> BashAnalysis {
+pub fn analyze(command: &str) -> BashAnalysis<'_> {
     let mut out = walk::Output::new();
-    let chars = command.chars().count();
-    if chars > MAX_COMMAND_CHARS {
-        out.hazard(Hazard::TooLong { len: chars });
+    // A string has no more characters than bytes: count them only when it might be too long.
+    if command.len() > MAX_COMMAND_CHARS {
+        let chars = command.chars().count();
+        if chars > MAX_COMMAND_CHARS {
+            out.hazard(Hazard::TooLong { len: chars });
+        }
     }
     if command.len() <= MAX_PARSED_BYTES {
         out.analyze_source(command);

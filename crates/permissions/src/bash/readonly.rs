@@ -41,9 +41,16 @@
 //!   `find -L`/`-H`/`-follow`, `du -L`, `tree -l`, `ls -L` with `-R` (`-L` alone is), and
 //!   `diff -r` unless `--no-dereference` is given.
 
+use std::borrow::Cow;
+
 use super::walk::has_substitution_text;
 use super::wrappers::{basename, xargs_payload};
-use super::{BashAnalysis, SimpleCommand};
+use super::{BashAnalysis, SimpleCommand, Text};
+
+/// An argument as a plain string.
+fn text<'a>(arg: &'a Text<'_>) -> &'a str {
+    arg
+}
 
 /// Whether this one command provably only reads: no writes, no network side effects, no code
 /// execution. Redirections are not part of a command; see [`is_read_only`].
@@ -120,7 +127,7 @@ fn safe_assignment(name: &str, value: &str) -> bool {
 #[expect(clippy::type_complexity, reason = "a pair of plain lists")]
 pub(crate) fn flags_and_operands<'a>(
     name: &str,
-    args: &'a [String],
+    args: &'a [Text<'_>],
 ) -> Option<(Vec<(String, Option<&'a str>)>, Vec<&'a str>)> {
     let Rule::Flags(flags) = lookup(name)?.rule else { return None };
     let parsed = parse_args(args, flags.values, &[]);
@@ -156,12 +163,12 @@ pub(super) enum Rule {
     /// Checked against flag lists.
     Flags(Flags),
     /// Checked by a function of the arguments (argv without the command name).
-    Check(fn(&[String]) -> bool),
+    Check(fn(&[Text<'_>]) -> bool),
 }
 
 impl Rule {
     /// Whether `args` are acceptable.
-    fn allows(&self, args: &[String]) -> bool {
+    fn allows(&self, args: &[Text<'_>]) -> bool {
         match self {
             Rule::Flags(flags) => flags.allows(args),
             Rule::Check(check) => check(args),
@@ -188,7 +195,7 @@ const ANY: Flags = Flags { allow: None, deny: &[], values: &[], max_operands: No
 
 impl Flags {
     /// Whether `args` pass these lists.
-    fn allows(&self, args: &[String]) -> bool {
+    fn allows(&self, args: &[Text<'_>]) -> bool {
         let parsed = parse_args(args, self.values, &[]);
         let flags_ok = parsed
             .flags
@@ -240,14 +247,14 @@ impl Parsed<'_> {
 
 /// Splits `args` GNU style (options anywhere before `--`): `values` take one value, `pairs`
 /// take two (`jq --arg NAME VALUE`).
-fn parse_args<'a>(args: &'a [String], values: &[&str], pairs: &[&str]) -> Parsed<'a> {
+fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Parsed<'a> {
     let mut parsed = Parsed { flags: Vec::new(), operands: Vec::new() };
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         i += 1;
-        let arg = arg.as_str();
+        let arg = &**arg;
         if arg == "--" {
-            parsed.operands.extend(args[i..].iter().map(String::as_str));
+            parsed.operands.extend(args[i..].iter().map(text));
             break;
         }
         if let Some(long) = arg.strip_prefix("--") {
@@ -260,10 +267,10 @@ fn parse_args<'a>(args: &'a [String], values: &[&str], pairs: &[&str]) -> Parsed
                 attached
             } else if pairs.contains(&flag.as_str()) {
                 i += 2;
-                args.get(i - 1).map(String::as_str)
+                args.get(i - 1).map(text)
             } else if values.contains(&flag.as_str()) {
                 i += 1;
-                args.get(i - 1).map(String::as_str)
+                args.get(i - 1).map(text)
             } else {
                 None
             };
@@ -277,7 +284,7 @@ fn parse_args<'a>(args: &'a [String], values: &[&str], pairs: &[&str]) -> Parsed
                     let rest = &arg[offset + c.len_utf8()..];
                     let value = if rest.is_empty() {
                         i += 1;
-                        args.get(i - 1).map(String::as_str)
+                        args.get(i - 1).map(text)
                     } else {
                         Some(rest)
                     };
@@ -1056,38 +1063,38 @@ const FD_VALUES: &[&str] = &[
 /// `test`, `[ … ]`, `[[ … ]]` without `-v`/`-R` and without `$(`/backticks in any operand: bash
 /// evaluates array subscripts in variable names and (in `[[`) arithmetic operands, running a
 /// command substitution written inside a quoted string.
-fn test_allows(args: &[String]) -> bool {
+fn test_allows(args: &[Text<'_>]) -> bool {
     !args.iter().any(|arg| arg == "-v" || arg == "-R" || has_substitution_text(arg))
 }
 
 /// `[[ … ]]`: as [`test_allows`], and the operands of its arithmetic comparisons (`-eq`,
 /// `-lt` …), which bash evaluates as expressions, name no variable (`[[ x -eq 0 ]]` runs
 /// whatever `a[$(cmd)]` `x` holds).
-fn double_bracket_allows(args: &[String]) -> bool {
+fn double_bracket_allows(args: &[Text<'_>]) -> bool {
     const ARITHMETIC: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
     test_allows(args)
         && args.iter().enumerate().all(|(at, arg)| {
-            let compared = args.get(at + 1).is_some_and(|next| ARITHMETIC.contains(&next.as_str()))
-                || at.checked_sub(1).and_then(|p| args.get(p)).is_some_and(|prev| ARITHMETIC.contains(&prev.as_str()));
+            let compared = args.get(at + 1).is_some_and(|next| ARITHMETIC.contains(&&**next))
+                || at.checked_sub(1).and_then(|p| args.get(p)).is_some_and(|prev| ARITHMETIC.contains(&&**prev));
             !compared || super::walk::arithmetic_name(arg).is_none()
         })
 }
 
 /// `cd [-L|-P|-e|-@] [DIR]`.
-fn cd_allows(args: &[String]) -> bool {
+fn cd_allows(args: &[Text<'_>]) -> bool {
     let parsed = parse_args(args, &[], &[]);
     parsed.only(&["-L", "-P", "-e", "-@"]) && parsed.operands.len() <= 1
 }
 
 /// `command -v NAME` / `command -V NAME`: a lookup.
-fn command_allows(args: &[String]) -> bool {
+fn command_allows(args: &[Text<'_>]) -> bool {
     let parsed = parse_args(args, &[], &[]);
     parsed.only(&["-p", "-v", "-V"]) && (parsed.has("-v") || parsed.has("-V"))
 }
 
 /// `date` without `-s`/`--set`, without `-f`/`--file` (which reads any file and prints its
 /// lines in error messages), and with only `+FORMAT` operands.
-fn date_allows(args: &[String]) -> bool {
+fn date_allows(args: &[Text<'_>]) -> bool {
     let values = ["-d", "--date", "-f", "--file", "-r", "--reference", "-s", "--set"];
     let parsed = parse_args(args, &values, &[]);
     !parsed.flags.iter().any(|(flag, _)| denied(flag, &["-s", "--set", "-f", "--file"]))
@@ -1095,16 +1102,16 @@ fn date_allows(args: &[String]) -> bool {
 }
 
 /// `docker ps|images|version|info` and `docker image ls`, `docker container ls`.
-fn docker_allows(args: &[String]) -> bool {
-    match args.first().map(String::as_str) {
+fn docker_allows(args: &[Text<'_>]) -> bool {
+    match args.first().map(text) {
         Some("ps" | "images" | "version" | "info") => true,
-        Some("image" | "container") => matches!(args.get(1).map(String::as_str), Some("ls" | "list")),
+        Some("image" | "container") => matches!(args.get(1).map(text), Some("ls" | "list")),
         _ => false,
     }
 }
 
 /// Bare `env`, which prints the environment.
-fn env_allows(args: &[String]) -> bool {
+fn env_allows(args: &[Text<'_>]) -> bool {
     let parsed = parse_args(args, &["-u", "--unset", "-C", "--chdir"], &[]);
     let flags = ["-i", "--ignore-environment", "-0", "--null", "-u", "--unset", "-C", "--chdir", "-v", "--debug"];
     parsed.only(&flags) && parsed.operands.iter().all(|operand| *operand == "-" || operand.contains('='))
@@ -1113,7 +1120,7 @@ fn env_allows(args: &[String]) -> bool {
 /// `find` without primaries that run commands, delete or write files, without following
 /// symbolic links (`-L`, `-H`, `-follow`), and without `-files0-from` (starting points read
 /// from any file, whose lines come back in error messages).
-fn find_allows(args: &[String]) -> bool {
+fn find_allows(args: &[Text<'_>]) -> bool {
     const FORBIDDEN: &[&str] = &[
         "-exec",
         "-execdir",
@@ -1129,14 +1136,14 @@ fn find_allows(args: &[String]) -> bool {
         "-follow",
         "-files0-from",
     ];
-    !args.iter().any(|arg| FORBIDDEN.contains(&arg.as_str()))
+    !args.iter().any(|arg| FORBIDDEN.contains(&&**arg))
 }
 
 /// `diff` without a file of names (`--from-file`, `--to-file`) or patterns (`-X`,
 /// `--exclude-from`), and recursive (`-r`) only with `--no-dereference`: by default diff
 /// follows the symbolic links it meets in the directories it compares. (Without `-r` it still
 /// does so one level deep when both operands are directories, which is not known statically.)
-fn diff_allows(args: &[String]) -> bool {
+fn diff_allows(args: &[Text<'_>]) -> bool {
     const VALUES: &[&str] = &[
         "-x",
         "--exclude",
@@ -1167,7 +1174,7 @@ fn diff_allows(args: &[String]) -> bool {
 /// `ls`, but not `-L`/`--dereference` with `-R`/`--recursive`: that recursion follows the
 /// symbolic links it meets out of the working directory (`-L` alone only shows what a link in
 /// the listing points to, as `stat -L`).
-fn ls_allows(args: &[String]) -> bool {
+fn ls_allows(args: &[Text<'_>]) -> bool {
     const VALUES: &[&str] = &[
         "-I",
         "--ignore",
@@ -1194,7 +1201,7 @@ fn ls_allows(args: &[String]) -> bool {
 /// (`--fromfile`, `--fromtabfile`, `--gitfile`, `--infofile`, `--hintro`, `--houtro`). tree
 /// parses a cluster letter by letter and takes values from the next words (`-Lo 2 out` is
 /// `-L 2 -o out`), so any word starting with `-` is checked as a cluster, `--` included.
-fn tree_allows(args: &[String]) -> bool {
+fn tree_allows(args: &[Text<'_>]) -> bool {
     const DENY: &[&str] = &["--fromfile", "--fromtabfile", "--gitfile", "--infofile", "--hintro", "--houtro"];
     args.iter().all(|arg| match arg.strip_prefix("--") {
         Some(long) => !denied(&format!("--{}", long.split('=').next().unwrap_or(long)), DENY),
@@ -1203,7 +1210,7 @@ fn tree_allows(args: &[String]) -> bool {
 }
 
 /// `jq` without flags that load programs or files.
-fn jq_allows(args: &[String]) -> bool {
+fn jq_allows(args: &[Text<'_>]) -> bool {
     const ALLOW: &[&str] = &[
         "-r",
         "--raw-output",
@@ -1247,8 +1254,8 @@ fn jq_allows(args: &[String]) -> bool {
 }
 
 /// `printf` with a static format that is not `-v` (which assigns a variable).
-fn printf_allows(args: &[String]) -> bool {
-    let format = match args.first().map(String::as_str) {
+fn printf_allows(args: &[Text<'_>]) -> bool {
+    let format = match args.first().map(text) {
         Some("--") => args.get(1),
         _ => args.first(),
     };
@@ -1264,25 +1271,25 @@ const XARGS_PAYLOADS: &[&str] = &[
 
 /// `xargs` that reads its arguments from stdin (not `-a`/`--arg-file`, any file) and whose
 /// payload is read-only whatever arguments it is given and opens no file they name.
-fn xargs_allows(args: &[String]) -> bool {
-    let mut argv = vec!["xargs".to_owned()];
+fn xargs_allows(args: &[Text<'_>]) -> bool {
+    let mut argv = vec![Cow::Borrowed("xargs")];
     argv.extend_from_slice(args);
     let Some(start) = xargs_payload(&argv) else { return false };
     if argv.get(1..start).is_none_or(xargs_reads_arg_file) {
         return false;
     }
-    let Some((name, payload_args)) = argv.get(start..).and_then(<[String]>::split_first) else {
+    let Some((name, payload_args)) = argv.get(start..).and_then(<[Text<'_>]>::split_first) else {
         // No payload: xargs runs `echo`.
         return true;
     };
-    XARGS_PAYLOADS.contains(&name.as_str())
+    XARGS_PAYLOADS.contains(&&**name)
         && lookup(name).is_some_and(|spec| spec.glob_safe && spec.rule.allows(payload_args))
 }
 
 /// Whether `xargs` options (up to its payload) include `-a FILE` or `--arg-file`. A cluster
 /// ends at an option with a value (`-d`, `-I`, `-i`, …); a word taken as a value is still
 /// scanned, which can only refuse more.
-fn xargs_reads_arg_file(options: &[String]) -> bool {
+fn xargs_reads_arg_file(options: &[Text<'_>]) -> bool {
     options.iter().any(|option| match option.strip_prefix("--") {
         Some(long) => denied(&format!("--{}", long.split('=').next().unwrap_or(long)), &["--arg-file"]),
         None => option
@@ -1292,14 +1299,14 @@ fn xargs_reads_arg_file(options: &[String]) -> bool {
 }
 
 /// `xxd [options] [infile]`: a second operand is an output file.
-fn xxd_allows(args: &[String]) -> bool {
+fn xxd_allows(args: &[Text<'_>]) -> bool {
     const VALUES: &[&str] =
         &["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-s", "-seek", "-o", "-offset", "-n", "-name"];
     let mut operands = 0;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         i += 1;
-        if VALUES.contains(&arg.as_str()) {
+        if VALUES.contains(&&**arg) {
             i += 1;
         } else if arg == "--" {
             operands += args.len() - i;
@@ -1312,7 +1319,7 @@ fn xxd_allows(args: &[String]) -> bool {
 }
 
 /// `sed` with safe flags and scripts that neither write files nor run commands.
-fn sed_allows(args: &[String]) -> bool {
+fn sed_allows(args: &[Text<'_>]) -> bool {
     const ALLOW: &[&str] = &[
         "-n",
         "--quiet",
@@ -1549,7 +1556,7 @@ fn skip_label_to_newline(s: &[char], i: &mut usize) {
 }
 
 /// `git` with harmless global options and a read-only subcommand.
-fn git_allows(args: &[String]) -> bool {
+fn git_allows(args: &[Text<'_>]) -> bool {
     const GLOBAL: &[&str] = &[
         "--no-pager",
         "-P",
@@ -1568,7 +1575,7 @@ fn git_allows(args: &[String]) -> bool {
         if arg == "--version" && i + 1 == args.len() {
             return true;
         }
-        if !GLOBAL.contains(&arg.as_str()) {
+        if !GLOBAL.contains(&&**arg) {
             return false;
         }
         i += 1;
@@ -1634,7 +1641,7 @@ const GIT_SUBCOMMANDS: &[(&str, Rule)] = &[
 ];
 
 /// `git branch` in its listing forms only.
-fn git_branch_allows(args: &[String]) -> bool {
+fn git_branch_allows(args: &[Text<'_>]) -> bool {
     const VALUES: &[&str] =
         &["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"];
     const ALLOW: &[&str] = &[
@@ -1668,7 +1675,7 @@ fn git_branch_allows(args: &[String]) -> bool {
 }
 
 /// `git tag` in its listing forms only.
-fn git_tag_allows(args: &[String]) -> bool {
+fn git_tag_allows(args: &[Text<'_>]) -> bool {
     const VALUES: &[&str] =
         &["--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"];
     const ALLOW: &[&str] = &[
@@ -1690,10 +1697,10 @@ fn git_tag_allows(args: &[String]) -> bool {
         "--ignore-case",
     ];
     // `-n5` is `-n` with a line count.
-    let args: Vec<String> = args
+    let args: Vec<Text<'_>> = args
         .iter()
         .map(|arg| match arg.strip_prefix("-n") {
-            Some(count) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => "-n".to_owned(),
+            Some(count) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => Cow::Borrowed("-n"),
             _ => arg.clone(),
         })
         .collect();
@@ -1706,7 +1713,7 @@ fn git_tag_allows(args: &[String]) -> bool {
 /// prints) `~/.gitconfig` and `/etc/gitconfig` too, with their includes; `--global`,
 /// `--system`, `--blob`, `--includes` and `-f`/`--file` (any INI-style file, such as
 /// `~/.aws/credentials`) read files outside it.
-fn git_config_allows(args: &[String]) -> bool {
+fn git_config_allows(args: &[Text<'_>]) -> bool {
     const GET: &[&str] = &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool"];
     const ALLOW: &[&str] = &[
         "--get",
@@ -1751,7 +1758,7 @@ fn git_config_allows(args: &[String]) -> bool {
 }
 
 /// `git reflog` and `git reflog show`.
-fn git_reflog_allows(args: &[String]) -> bool {
+fn git_reflog_allows(args: &[Text<'_>]) -> bool {
     match args.first() {
         None => true,
         Some(first) if first == "show" => GIT_DIFF_FAMILY.allows(&args[1..]),
@@ -1761,7 +1768,7 @@ fn git_reflog_allows(args: &[String]) -> bool {
 }
 
 /// `git remote [-v]`, `git remote show`, `git remote get-url`.
-fn git_remote_allows(args: &[String]) -> bool {
+fn git_remote_allows(args: &[Text<'_>]) -> bool {
     let parsed = parse_args(args, &[], &[]);
     match parsed.operands.first().copied() {
         None => parsed.only(&["-v", "--verbose"]),
@@ -1772,22 +1779,22 @@ fn git_remote_allows(args: &[String]) -> bool {
 }
 
 /// `git stash list` and `git stash show`.
-fn git_stash_allows(args: &[String]) -> bool {
-    match args.first().map(String::as_str) {
+fn git_stash_allows(args: &[Text<'_>]) -> bool {
+    match args.first().map(text) {
         Some("list" | "show") => GIT_DIFF_FAMILY.allows(&args[1..]),
         _ => false,
     }
 }
 
 /// `git worktree list`.
-fn git_worktree_allows(args: &[String]) -> bool {
+fn git_worktree_allows(args: &[Text<'_>]) -> bool {
     args.first().is_some_and(|first| first == "list")
         && parse_args(&args[1..], &["--expire"], &[]).only(&["--porcelain", "-v", "--verbose", "-z", "--expire"])
 }
 
 /// `cargo --version`, and `cargo tree`/`cargo metadata` with `--locked` or `--frozen`.
-fn cargo_allows(args: &[String]) -> bool {
-    match args.first().map(String::as_str) {
+fn cargo_allows(args: &[Text<'_>]) -> bool {
+    match args.first().map(text) {
         Some("--version" | "-V" | "version") => parse_args(&args[1..], &[], &[]).only(&["-v", "--verbose"]),
         Some("tree" | "metadata") => {
             let parsed = parse_args(&args[1..], &["-Z", "--config"], &[]);
@@ -1820,7 +1827,7 @@ mod table {
             for example in spec.read_only {
                 let analysis = analyze(example);
                 assert!(
-                    analysis.commands.iter().any(|command| command.argv.first().map(String::as_str) == Some(spec.name)),
+                    analysis.commands.iter().any(|command| command.argv.first().map(text) == Some(spec.name)),
                     "{example:?} does not exercise {}",
                     spec.name
                 );
@@ -1841,7 +1848,7 @@ mod table {
 
     #[test]
     fn xargs_arg_files() {
-        let reads = |args: &[&str]| xargs_reads_arg_file(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        let reads = |args: &[&str]| xargs_reads_arg_file(&args.iter().map(|a| Cow::Borrowed(*a)).collect::<Vec<_>>());
         assert!(reads(&["-a", "f"]));
         assert!(reads(&["-af"]));
         assert!(reads(&["-0a", "f"]));
@@ -1855,7 +1862,7 @@ mod table {
 
     #[test]
     fn cargo_rules() {
-        let cargo = |args: &[&str]| cargo_allows(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        let cargo = |args: &[&str]| cargo_allows(&args.iter().map(|a| Cow::Borrowed(*a)).collect::<Vec<_>>());
         assert!(cargo(&["--version"]));
         assert!(cargo(&["-V"]));
         assert!(cargo(&["tree", "--locked"]));
@@ -1868,7 +1875,7 @@ mod table {
 
     #[test]
     fn git_tag_rules() {
-        let tag = |args: &[&str]| git_tag_allows(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        let tag = |args: &[&str]| git_tag_allows(&args.iter().map(|a| Cow::Borrowed(*a)).collect::<Vec<_>>());
         assert!(tag(&[]));
         assert!(tag(&["-l", "v1.*"]));
         assert!(tag(&["-n5"]));
@@ -1946,8 +1953,8 @@ mod table {
 
     #[test]
     fn flags_parse_gnu_style() {
-        let args: Vec<String> =
-            ["-uo", "out", "-t,", "--key=2", "in", "--", "-o"].iter().map(|a| (*a).to_owned()).collect();
+        let args: Vec<Text<'_>> =
+            ["-uo", "out", "-t,", "--key=2", "in", "--", "-o"].iter().map(|a| Cow::Borrowed(*a)).collect();
         let parsed = parse_args(&args, &["-o", "-t", "--key"], &[]);
         let flags: Vec<(&str, Option<&str>)> = parsed.flags.iter().map(|(f, v)| (f.as_str(), *v)).collect();
         assert_eq!(flags, [("-u", None), ("-o", Some("out")), ("-t", Some(",")), ("--key", Some("2"))]);

@@ -84,15 +84,14 @@ fn check(analysis: &BashAnalysis, expect: &E) -> Option<String> {
         Has(hazard) => analysis.hazards.iter().any(|h| hazard_name(h) == *hazard),
         Writes(writes) => {
             let got: Vec<(&str, bool, bool)> =
-                analysis.writes.iter().map(|w| (w.path.as_str(), w.append, w.dynamic)).collect();
+                analysis.writes.iter().map(|w| (&*w.path, w.append, w.dynamic)).collect();
             got == *writes
         }
         ReadOnly(read_only) => is_read_only(analysis) == *read_only,
         Argv(n, argv) => command(*n).is_some_and(|c| c.argv == *argv),
         Wrappers(n, wrappers) => command(*n).is_some_and(|c| c.wrappers == *wrappers),
-        Assign(n, assignments) => command(*n).is_some_and(|c| {
-            c.assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>() == *assignments
-        }),
+        Assign(n, assignments) => command(*n)
+            .is_some_and(|c| c.assignments.iter().map(|(k, v)| (&**k, &**v)).collect::<Vec<_>>() == *assignments),
         Text(n, text) => command(*n).is_some_and(|c| c.text == *text),
         Expansion(n, expansion) => command(*n).is_some_and(|c| c.has_expansion == *expansion),
         Glob(n, glob) => command(*n).is_some_and(|c| c.has_glob == *glob),
@@ -671,11 +670,13 @@ fn deep_nesting_is_cut_off_without_overflowing_the_stack() {
         }
     }
     // Each `eval` parses its arguments as a nested command string.
-    let analysis = analyze(&format!("{}rm x", "eval ".repeat(20)));
+    let source = format!("{}rm x", "eval ".repeat(20));
+    let analysis = analyze(&source);
     assert!(analysis.hazards.contains(&Hazard::UnknownConstruct { kind: "too_deep".to_owned() }));
     assert!(!is_read_only(&analysis));
     // Hazard texts stay short however long the word.
-    let analysis = analyze(&format!("$X{} y", "a".repeat(5_000)));
+    let source = format!("$X{} y", "a".repeat(5_000));
+    let analysis = analyze(&source);
     let Some(Hazard::DynamicCommandName { text }) = analysis.hazards.first() else { panic!("{analysis:?}") };
     assert!(text.chars().count() <= 201, "{}", text.len());
 }

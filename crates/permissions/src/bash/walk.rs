@@ -4,13 +4,14 @@
 //! walked into the same output); a [`Walker`] walks one syntax tree over its source text.
 //! Command emission and wrapper stripping live in `wrappers.rs`.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use tree_sitter::Node;
 
 use super::word::{Word, decode_ansi_c};
-use super::{Hazard, RedirectWrite, SimpleCommand, parse};
+use super::{Hazard, RedirectWrite, SimpleCommand, Text, parse};
 
 /// How deep the walker follows the syntax tree (statements and words together, across
 /// nested sources) before it stops and reports `too_deep`.
@@ -27,13 +28,13 @@ pub(super) const MAX_HAZARDS: usize = 64;
 const ANALYSIS_BUDGET: Duration = Duration::from_secs(2);
 
 /// The analysis being accumulated.
-pub(super) struct Output {
+pub(super) struct Output<'s> {
     /// Simple commands found so far, in source order.
-    pub commands: Vec<SimpleCommand>,
+    pub commands: Vec<SimpleCommand<'s>>,
     /// Redirect writes found so far.
-    pub writes: Vec<RedirectWrite>,
+    pub writes: Vec<RedirectWrite<'s>>,
     /// Input redirections from files found so far.
-    pub reads: Vec<String>,
+    pub reads: Vec<Text<'s>>,
     /// Hazards found so far, each once.
     pub hazards: Vec<Hazard>,
     /// Whether a `cd` to somewhere other than `.` has been seen (for [`Hazard::CdThenGit`]).
@@ -46,7 +47,7 @@ pub(super) struct Output {
     deadline: Instant,
 }
 
-impl Output {
+impl<'s> Output<'s> {
     /// An empty analysis with a fresh time budget.
     pub fn new() -> Self {
         Output {
@@ -75,14 +76,37 @@ impl Output {
     }
 
     /// Parses `src` and walks it into this output.
-    pub fn analyze_source(&mut self, src: &str) {
-        let aligned;
-        let src = if src.contains("\\\r") {
-            aligned = escaped_carriage_returns(src);
-            aligned.as_str()
+    pub fn analyze_source(&mut self, src: &'s str) {
+        if src.contains("\\\r") {
+            self.analyze_detached(&escaped_carriage_returns(src));
         } else {
-            src
+            self.walk_source(src);
+        }
+    }
+
+    /// Analyses `src`, a string the analysis made rather than a part of the source, into an
+    /// output of its own (with this one's state) whose findings then move here, owned.
+    fn analyze_detached(&mut self, src: &str) {
+        let mut inner = Output {
+            commands: Vec::new(),
+            writes: Vec::new(),
+            reads: Vec::new(),
+            hazards: std::mem::take(&mut self.hazards),
+            changed_dir: self.changed_dir,
+            nesting: self.nesting,
+            depth: self.depth,
+            deadline: self.deadline,
         };
+        inner.walk_source(src);
+        self.hazards = inner.hazards;
+        self.changed_dir = inner.changed_dir;
+        self.commands.extend(inner.commands.into_iter().map(|command| -> SimpleCommand<'s> { command.into_owned() }));
+        self.writes.extend(inner.writes.into_iter().map(|write| -> RedirectWrite<'s> { write.into_owned() }));
+        self.reads.extend(inner.reads.into_iter().map(|read| Cow::Owned(read.into_owned())));
+    }
+
+    /// Parses `src` as it is and walks it into this output.
+    fn walk_source(&mut self, src: &'s str) {
         let Some(tree) = parse::parse(src, self.deadline) else {
             self.hazard(Hazard::ParseError);
             return;
@@ -98,14 +122,17 @@ impl Output {
 
     /// Analyses `src`, a command string run by a shell (`bash -c`, `eval`, `trap`), and puts
     /// `wrappers` in front of the wrappers of every command found in it.
-    pub fn analyze_nested(&mut self, src: &str, wrappers: &[String]) {
+    pub fn analyze_nested(&mut self, src: Text<'s>, wrappers: &[Text<'s>]) {
         if self.nesting >= MAX_NESTING {
             self.too_deep();
             return;
         }
         self.nesting += 1;
         let first = self.commands.len();
-        self.analyze_source(src);
+        match src {
+            Cow::Borrowed(src) => self.analyze_source(src),
+            Cow::Owned(src) => self.analyze_detached(&src),
+        }
         for command in self.commands.iter_mut().skip(first) {
             let mut all = wrappers.to_vec();
             all.append(&mut command.wrappers);
@@ -295,9 +322,9 @@ fn is_expression(kind: &str) -> bool {
 }
 
 /// The text a here-document or here-string feeds to a command's standard input.
-pub(super) enum Stdin {
+pub(super) enum Stdin<'s> {
     /// Known text (a here-document body, a static here-string).
-    Static(String),
+    Static(Text<'s>),
     /// A here-string with an expansion.
     Dynamic,
 }
@@ -307,12 +334,12 @@ pub(super) struct Walker<'s, 't, 'o> {
     /// The source text the tree was parsed from.
     pub src: &'s str,
     /// Where findings go.
-    pub out: &'o mut Output,
+    pub out: &'o mut Output<'s>,
     /// Substitutions met in words, walked once the command holding them has been listed.
     pending: Vec<Node<'t>>,
     /// The here-document or here-string of the command being listed, so that a shell reading
     /// its script from standard input (`bash <<EOF`) has that script analysed.
-    pub stdin: Option<Stdin>,
+    pub stdin: Option<Stdin<'s>>,
     /// The backtick substitutions of here-document bodies met, analysed once the command the
     /// here-document feeds has been listed.
     scripts: Vec<String>,
@@ -502,17 +529,17 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// Records a hazard when a redirect carried words that no simple command can take.
-    fn no_extra_words(&mut self, extra: &[Word]) {
+    fn no_extra_words(&mut self, extra: &[Word<'s>]) {
         if !extra.is_empty() {
             self.out.hazard(Hazard::UnknownConstruct { kind: "redirect_arguments".to_owned() });
         }
     }
 
     /// Lists a statement made only of assignments as a command with an empty argv.
-    fn assignments_only(&mut self, node: Node<'t>, assignments: Vec<(String, String)>) {
+    fn assignments_only(&mut self, node: Node<'t>, assignments: Vec<(Text<'s>, Text<'s>)>) {
         self.out.commands.push(SimpleCommand {
             argv: Vec::new(),
-            text: self.text(node).to_owned(),
+            text: Cow::Borrowed(self.text(node)),
             assignments,
             wrappers: Vec::new(),
             has_expansion: false,
@@ -565,7 +592,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
     /// One `command` node: its assignments, words and redirects, then the command itself.
     /// `extra` are words that tree-sitter put after a redirect target (`echo > f hi`): in bash
     /// they are arguments of this command.
-    fn command(&mut self, node: Node<'t>, extra: Vec<Word>) {
+    fn command(&mut self, node: Node<'t>, extra: Vec<Word<'s>>) {
         let mark = self.pending.len();
         let mut words = Vec::new();
         let mut assignments = Vec::new();
@@ -661,13 +688,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
     /// Analyses the here-document backtick substitutions recorded so far.
     fn run_scripts(&mut self) {
         for script in std::mem::take(&mut self.scripts) {
-            self.out.analyze_nested(&script, &[]);
+            self.out.analyze_nested(Cow::Owned(script), &[]);
         }
     }
 
     /// One redirect: records writes, collects words that belong to the command (`extra`) and
     /// statements to walk after it (`deferred`, from `cat <<EOF | sh` and `<<EOF && rm x`).
-    fn redirect(&mut self, node: Node<'t>, extra: &mut Vec<Word>, deferred: &mut Vec<Node<'t>>) {
+    fn redirect(&mut self, node: Node<'t>, extra: &mut Vec<Word<'s>>, deferred: &mut Vec<Node<'t>>) {
         if !self.enter(node) {
             return;
         }
@@ -715,7 +742,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                         }
                         _ if kind_of(child) == "heredoc_body" => {
                             let body = self.text(child);
-                            self.stdin = Some(Stdin::Static(body.to_owned()));
+                            self.stdin = Some(Stdin::Static(Cow::Borrowed(body)));
                             self.scan(child);
                             if expands {
                                 // tree-sitter-bash leaves backticks in a body as text; bash runs them.
@@ -754,7 +781,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// Records the write, if any, of a redirect with `operator` to `target`.
-    fn redirect_target(&mut self, operator: &str, target: Word) {
+    fn redirect_target(&mut self, operator: &str, target: Word<'s>) {
         match operator {
             ">" | ">|" | "&>" => self.write(target, false),
             ">>" | "&>>" => self.write(target, true),
@@ -768,7 +795,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// Records a write to `target` unless it is an exempt device.
-    fn write(&mut self, target: Word, append: bool) {
+    fn write(&mut self, target: Word<'s>, append: bool) {
         let dynamic = target.expansion || target.glob || target.tilde;
         if !dynamic && is_exempt_device(&target.value) {
             return;
@@ -777,7 +804,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// The words of a `[ … ]` or `[[ … ]]` test, brackets and operators included.
-    fn test_words(&mut self, node: Node<'t>, words: &mut Vec<Word>) {
+    fn test_words(&mut self, node: Node<'t>, words: &mut Vec<Word<'s>>) {
         if !self.enter(node) {
             return;
         }
@@ -845,14 +872,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// A `variable_assignment` as `(name, value)`, the value with quotes removed.
-    fn assignment(&mut self, node: Node<'t>) -> (String, String) {
-        let mut name = String::new();
-        let mut value = String::new();
+    fn assignment(&mut self, node: Node<'t>) -> (Text<'s>, Text<'s>) {
+        let mut name = Cow::Borrowed("");
+        let mut value = Cow::Borrowed("");
         for (field, child) in children(node) {
             match field {
                 Some("name") => {
                     self.scan(child);
-                    name = self.text(child).to_owned();
+                    name = Cow::Borrowed(self.text(child));
                 }
                 Some("value") => value = self.word(child).value,
                 _ => {}
@@ -862,14 +889,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// The [`Word`] a word-like node stands for.
-    pub fn word(&mut self, node: Node<'t>) -> Word {
+    pub fn word(&mut self, node: Node<'t>) -> Word<'s> {
         let mut word = Word::at(node.start_byte(), node.end_byte());
         self.word_part(node, &mut word);
         word
     }
 
     /// Appends the value of a word-like node to `word`.
-    fn word_part(&mut self, node: Node<'t>, word: &mut Word) {
+    fn word_part(&mut self, node: Node<'t>, word: &mut Word<'s>) {
         let text = self.text(node);
         if !self.enter(node) {
             word.push_opaque(text);
@@ -888,7 +915,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             "ansi_c_string" => {
                 word.ansi_c = true;
                 let body = text.strip_prefix("$'").unwrap_or(text);
-                word.push_quoted(&decode_ansi_c(body.strip_suffix('\'').unwrap_or(body)));
+                word.push_decoded(decode_ansi_c(body.strip_suffix('\'').unwrap_or(body)));
             }
             "translated_string" => {
                 word.expansion = true;
@@ -962,7 +989,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// Appends a double-quoted string: literal parts decoded, expansions as written.
-    fn double_quoted(&mut self, node: Node<'t>, word: &mut Word) {
+    fn double_quoted(&mut self, node: Node<'t>, word: &mut Word<'s>) {
         let mut position = node.start_byte();
         for child in kids(node) {
             word.push_double_quoted(self.slice(position, child.start_byte()));

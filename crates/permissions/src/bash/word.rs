@@ -3,12 +3,17 @@
 //! The walker builds a [`Word`] from a word-like node; this file holds the pure parts: quote
 //! and escape decoding for unquoted text, double-quoted text and ANSI-C strings, and glob
 //! detection over the unquoted characters of a word.
+//!
+//! A word's value borrows from the source while it is one piece of it (most words are), and
+//! becomes owned when a second piece is appended or an escape is decoded.
+
+use std::borrow::Cow;
 
 /// One shell word, after quote removal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Word {
+pub(super) struct Word<'s> {
     /// The value with quotes removed and escapes decoded; expansions kept as written.
-    pub value: String,
+    pub value: Cow<'s, str>,
     /// Byte offset of the word's first byte in its source.
     pub start: usize,
     /// Byte offset one past the word's last byte in its source.
@@ -41,14 +46,14 @@ struct GlobScan {
     dot: bool,
 }
 
-impl Word {
+impl<'s> Word<'s> {
     /// An empty word at the given position.
     pub fn at(start: usize, end: usize) -> Self {
         Word { start, end, ..Word::default() }
     }
 
     /// A static word (no expansion, no glob) with the given value and position.
-    pub fn literal(value: &str, start: usize, end: usize) -> Self {
+    pub fn literal(value: &'s str, start: usize, end: usize) -> Self {
         let mut word = Word::at(start, end);
         word.push_quoted(value);
         word
@@ -61,31 +66,51 @@ impl Word {
 
     /// Appends `next`, which follows this word after a line continuation (`r\<newline>m`):
     /// bash joins the two into one word where tree-sitter sees two.
-    pub fn join(&mut self, next: Word) {
-        self.value.push_str(&next.value);
+    pub fn join(&mut self, next: Word<'s>) {
+        self.append(next.value);
         self.end = next.end;
         self.expansion |= next.expansion;
         self.glob |= next.glob;
         self.ansi_c |= next.ansi_c;
     }
 
+    /// Appends `text` to the value: borrowed while it is the only piece, owned from the second.
+    fn append(&mut self, text: Cow<'s, str>) {
+        if text.is_empty() {
+            return;
+        }
+        if self.value.is_empty() {
+            self.value = text;
+        } else {
+            self.value.to_mut().push_str(&text);
+        }
+    }
+
     /// Appends text that is not subject to globbing: an expansion as written.
-    pub fn push_opaque(&mut self, text: &str) {
+    pub fn push_opaque(&mut self, text: &'s str) {
         if !text.is_empty() {
-            self.value.push_str(text);
+            self.append(Cow::Borrowed(text));
             self.scan.started = true;
             self.scan.dot = false;
         }
     }
 
     /// Appends quoted (literal) text.
-    pub fn push_quoted(&mut self, text: &str) {
+    pub fn push_quoted(&mut self, text: &'s str) {
         self.push_opaque(text);
     }
 
-    /// Appends one unquoted, unescaped character, noting globs and a leading tilde.
-    fn push_unquoted_char(&mut self, c: char) {
-        self.value.push(c);
+    /// Appends decoded literal text.
+    pub fn push_decoded(&mut self, text: String) {
+        if !text.is_empty() {
+            self.append(Cow::Owned(text));
+            self.scan.started = true;
+            self.scan.dot = false;
+        }
+    }
+
+    /// Notes one unquoted, unescaped character for the glob scan (globs and a leading tilde).
+    fn scan_unquoted_char(&mut self, c: char) {
         if !self.scan.started && c == '~' {
             self.tilde = true;
         }
@@ -110,34 +135,54 @@ impl Word {
         self.scan.dot = c == '.';
     }
 
-    /// Appends unquoted source text, removing backslash escapes and line continuations.
-    pub fn push_unquoted(&mut self, text: &str) {
-        self.value.reserve(text.len());
-        // Runs of characters that mean nothing to globbing, escaping or tildes are copied
-        // whole; the rest goes through the scan one character at a time.
-        let plain =
-            |b: u8| b.is_ascii() && !matches!(b, b'\\' | b'*' | b'?' | b'[' | b']' | b'{' | b'}' | b',' | b'.' | b'~');
-        let run = text.bytes().take_while(|&b| plain(b)).count();
-        if run > 0 {
-            self.push_opaque(&text[..run]);
-        }
-        let mut chars = text[run..].chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                match chars.next() {
-                    Some('\n') => {}
-                    Some(escaped) => self.push_opaque(escaped.encode_utf8(&mut [0; 4])),
-                    None => self.push_opaque("\\"),
-                }
+    /// Notes unquoted, unescaped `text` for the glob scan. Characters that mean nothing to
+    /// globbing or tildes only mark the word started (bytes of a multi-byte character alike).
+    fn scan_unquoted(&mut self, text: &str) {
+        for &b in text.as_bytes() {
+            if matches!(b, b'*' | b'?' | b'[' | b']' | b'{' | b'}' | b',' | b'.' | b'~') {
+                self.scan_unquoted_char(char::from(b));
             } else {
-                self.push_unquoted_char(c);
+                self.scan.started = true;
+                self.scan.dot = false;
             }
         }
     }
 
+    /// Appends unquoted source text, removing backslash escapes and line continuations.
+    pub fn push_unquoted(&mut self, text: &'s str) {
+        if !text.as_bytes().contains(&b'\\') {
+            self.scan_unquoted(text);
+            self.append(Cow::Borrowed(text));
+            return;
+        }
+        let mut decoded = String::with_capacity(text.len());
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(escaped) => {
+                        decoded.push(escaped);
+                        self.scan.started = true;
+                        self.scan.dot = false;
+                    }
+                    None => {
+                        decoded.push('\\');
+                        self.scan.started = true;
+                        self.scan.dot = false;
+                    }
+                }
+            } else {
+                decoded.push(c);
+                self.scan_unquoted_char(c);
+            }
+        }
+        self.append(Cow::Owned(decoded));
+    }
+
     /// Appends the inside of a double-quoted string, decoding `\$`, `` \` ``, `\"`, `\\` and
     /// line continuations (other backslashes stay).
-    pub fn push_double_quoted(&mut self, text: &str) {
+    pub fn push_double_quoted(&mut self, text: &'s str) {
         if !text.contains('\\') {
             self.push_opaque(text);
             return;
@@ -160,7 +205,7 @@ impl Word {
                 decoded.push(c);
             }
         }
-        self.push_opaque(&decoded);
+        self.push_decoded(decoded);
     }
 }
 

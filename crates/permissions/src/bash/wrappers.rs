@@ -6,9 +6,11 @@
 //! `find -exec` and `fd -x` payloads, `bash -c` strings, `eval`, `source`, `trap`, `cd` before
 //! `git`, `git -c`, and `rm` of a glob under a variable.
 
+use std::borrow::Cow;
+
 use super::walk::{MAX_NESTING, Stdin, Walker, excerpt};
 use super::word::Word;
-use super::{Hazard, SimpleCommand};
+use super::{Hazard, SimpleCommand, Text};
 
 /// A command that runs the command given in its arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +112,7 @@ trait OptionWord {
     fn fixed(&self) -> bool;
 }
 
-impl OptionWord for Word {
+impl OptionWord for Word<'_> {
     fn text(&self) -> &str {
         &self.value
     }
@@ -120,7 +122,7 @@ impl OptionWord for Word {
     }
 }
 
-impl OptionWord for String {
+impl OptionWord for Text<'_> {
     fn text(&self) -> &str {
         self
     }
@@ -212,7 +214,7 @@ fn scan_options<W: OptionWord>(words: &[W], start: usize, spec: &OptSpec) -> Sca
 
 /// What stripping one wrapper found.
 #[derive(Default)]
-struct Strip {
+struct Strip<'s> {
     /// Index of the wrapped command's name; `None` when the wrapper runs no command of its
     /// own (`env` printing, `sudo -l`, `command -v`) and is itself the command.
     next: Option<usize>,
@@ -221,25 +223,35 @@ struct Strip {
     /// It changes directory before running the command (`env -C`, `sudo -D`).
     chdir: bool,
     /// Assignments it gives the command (`env FOO=1`, `sudo FOO=1`).
-    assignments: Vec<(String, String)>,
+    assignments: Vec<(Text<'s>, Text<'s>)>,
     /// A command string it splits and runs (`env -S '…'`).
     split_string: Option<String>,
 }
 
 /// The `NAME=VALUE` assignment a static word stands for, if it is one.
-fn as_assignment(word: &Word) -> Option<(String, String)> {
+fn as_assignment<'s>(word: &Word<'s>) -> Option<(Text<'s>, Text<'s>)> {
     if !word.is_static() {
         return None;
     }
-    let (name, value) = word.value.split_once('=')?;
+    let (name, value) = split_once(&word.value, '=')?;
     let mut chars = name.chars();
     let first = chars.next()?;
     let valid = (first.is_ascii_alphabetic() || first == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    valid.then(|| (name.to_owned(), value.to_owned()))
+    valid.then_some((name, value))
+}
+
+/// `text` split at the first `separator`, each part borrowed where `text` is.
+pub(super) fn split_once<'s>(text: &Text<'s>, separator: char) -> Option<(Text<'s>, Text<'s>)> {
+    match text {
+        Cow::Borrowed(text) => text.split_once(separator).map(|(a, b)| (Cow::Borrowed(a), Cow::Borrowed(b))),
+        Cow::Owned(text) => {
+            text.split_once(separator).map(|(a, b)| (Cow::Owned(a.to_owned()), Cow::Owned(b.to_owned())))
+        }
+    }
 }
 
 /// Collects the `NAME=VALUE` words from `start` into `strip`; returns the first other index.
-fn take_assignments(words: &[Word], start: usize, strip: &mut Strip) -> usize {
+fn take_assignments<'s>(words: &[Word<'s>], start: usize, strip: &mut Strip<'s>) -> usize {
     let mut j = start;
     while let Some(assignment) = words.get(j).and_then(as_assignment) {
         strip.assignments.push(assignment);
@@ -249,7 +261,7 @@ fn take_assignments(words: &[Word], start: usize, strip: &mut Strip) -> usize {
 }
 
 /// Strips `wrapper`, whose name is `words[at]`.
-fn strip(wrapper: Wrapper, words: &[Word], at: usize) -> Strip {
+fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
     let mut strip = Strip::default();
     let start = at + 1;
     let next = match wrapper {
@@ -288,7 +300,7 @@ fn strip(wrapper: Wrapper, words: &[Word], at: usize) -> Strip {
                 if !word.is_static() {
                     break;
                 }
-                let value = word.value.as_str();
+                let value = &*word.value;
                 let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
                 if value == "--" {
                     j += 1;
@@ -312,7 +324,7 @@ fn strip(wrapper: Wrapper, words: &[Word], at: usize) -> Strip {
             }
             j
         }
-        Wrapper::Nohup => match words.get(start).map(|w| w.value.as_str()) {
+        Wrapper::Nohup => match words.get(start).map(|w| &*w.value) {
             Some("--help" | "--version") if words[start].is_static() => return strip,
             Some("--") if words[start].is_static() => start + 1,
             _ => start,
@@ -475,7 +487,7 @@ fn xargs_options() -> OptSpec {
 /// Where the payload of an `xargs` command (its argv, from `xargs` on) starts: `Some(index)`
 /// into `argv`, `Some(argv.len())` when there is none (the payload is `echo`), `None` when its
 /// options cannot be followed. Used by the read-only classifier.
-pub(super) fn xargs_payload(argv: &[String]) -> Option<usize> {
+pub(super) fn xargs_payload(argv: &[Text<'_>]) -> Option<usize> {
     let scan = scan_options(argv, 1, &xargs_options());
     (!scan.unresolved).then_some(scan.next)
 }
@@ -486,13 +498,13 @@ const BASH_LIKE_SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "mksh", 
 /// Shells with a `-c` option whose language the analyser does not parse.
 const OTHER_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell"];
 
-impl Walker<'_, '_, '_> {
+impl<'s> Walker<'s, '_, '_> {
     /// Lists the simple command made of `words` (after `assignments`), stripping wrappers.
     pub(super) fn emit(
         &mut self,
-        words: Vec<Word>,
-        assignments: Vec<(String, String)>,
-        wrappers: Vec<String>,
+        words: Vec<Word<'s>>,
+        assignments: Vec<(Text<'s>, Text<'s>)>,
+        wrappers: Vec<Text<'s>>,
         chdir: bool,
     ) {
         let words = self.join_continuations(words);
@@ -501,13 +513,13 @@ impl Walker<'_, '_, '_> {
 
     /// Joins words that only a line continuation separates: tree-sitter splits `r\<newline>m`
     /// in two, bash runs `rm`.
-    fn join_continuations(&self, words: Vec<Word>) -> Vec<Word> {
+    fn join_continuations(&self, words: Vec<Word<'s>>) -> Vec<Word<'s>> {
         let continued =
-            |pair: &[Word]| pair[0].end < pair[1].start && is_continuation(self.slice(pair[0].end, pair[1].start));
+            |pair: &[Word<'s>]| pair[0].end < pair[1].start && is_continuation(self.slice(pair[0].end, pair[1].start));
         if !words.windows(2).any(continued) {
             return words;
         }
-        let mut joined: Vec<Word> = Vec::with_capacity(words.len());
+        let mut joined: Vec<Word<'s>> = Vec::with_capacity(words.len());
         for word in words {
             match joined.last_mut() {
                 Some(previous)
@@ -524,9 +536,9 @@ impl Walker<'_, '_, '_> {
     /// [`Walker::emit`] on borrowed words.
     fn emit_from(
         &mut self,
-        words: &[Word],
-        mut assignments: Vec<(String, String)>,
-        mut wrappers: Vec<String>,
+        words: &[Word<'s>],
+        mut assignments: Vec<(Text<'s>, Text<'s>)>,
+        mut wrappers: Vec<Text<'s>>,
         mut chdir: bool,
     ) {
         let mut i = 0;
@@ -546,7 +558,7 @@ impl Walker<'_, '_, '_> {
             if let Some(split) = &stripped.split_string {
                 let mut outer = wrappers.clone();
                 outer.push(name.value.clone());
-                self.nested(split, &outer);
+                self.nested(Cow::Owned(split.clone()), &outer);
             }
             // No wrapped command: the wrapper is the command (`env` printing, `sudo -l`).
             let Some(next) = stripped.next else { break };
@@ -572,7 +584,7 @@ impl Walker<'_, '_, '_> {
 
     /// Records the hazards of a command-name word; `false` when it is not static (then it
     /// cannot be a wrapper either).
-    fn check_name(&mut self, name: &Word) -> bool {
+    fn check_name(&mut self, name: &Word<'s>) -> bool {
         if name.ansi_c {
             self.out.hazard(Hazard::AnsiCQuoting);
         }
@@ -585,12 +597,12 @@ impl Walker<'_, '_, '_> {
     }
 
     /// Runs `src` through the analysis as a nested command string.
-    fn nested(&mut self, src: &str, wrappers: &[String]) {
+    fn nested(&mut self, src: Text<'s>, wrappers: &[Text<'s>]) {
         self.out.analyze_nested(src, wrappers);
     }
 
     /// Lists a payload (`find -exec`, `fd -x`) as a command of its own.
-    fn payload(&mut self, words: &[Word], wrappers: Vec<String>) {
+    fn payload(&mut self, words: &[Word<'s>], wrappers: Vec<Text<'s>>) {
         if words.is_empty() {
             return;
         }
@@ -605,12 +617,22 @@ impl Walker<'_, '_, '_> {
 
     /// The source text of `words`: as written where they are adjacent in the source, joined
     /// by a space where something else (a redirect) sits between them.
-    fn text_of(&self, words: &[Word]) -> String {
-        let span = match (words.first(), words.last()) {
-            (Some(first), Some(last)) => last.end.saturating_sub(first.start),
-            _ => 0,
+    fn text_of(&self, words: &[Word<'s>]) -> Text<'s> {
+        let (first, last) = match (words.first(), words.last()) {
+            (Some(first), Some(last)) => (first.start, last.end),
+            _ => return Cow::Borrowed(""),
         };
-        let mut text = String::with_capacity(span);
+        // Words apart only by blanks or line continuations: the source between them as it is.
+        let adjacent = words.windows(2).all(|pair| {
+            pair[0].end <= pair[1].start && {
+                let gap = self.slice(pair[0].end, pair[1].start);
+                !gap.is_empty() && gap.chars().all(|c| c.is_whitespace() || c == '\\')
+            }
+        });
+        if adjacent && first <= last {
+            return Cow::Borrowed(self.slice(first, last));
+        }
+        let mut text = String::with_capacity(last.saturating_sub(first));
         for (k, word) in words.iter().enumerate() {
             if let Some(previous) = k.checked_sub(1).and_then(|p| words.get(p)) {
                 let gap = if previous.end <= word.start { self.slice(previous.end, word.start) } else { "" };
@@ -622,11 +644,17 @@ impl Walker<'_, '_, '_> {
             }
             text.push_str(self.slice(word.start, word.end));
         }
-        text
+        Cow::Owned(text)
     }
 
     /// Lists one command (wrappers already stripped) and looks at what it runs.
-    fn push_command(&mut self, words: &[Word], assignments: Vec<(String, String)>, wrappers: Vec<String>, chdir: bool) {
+    fn push_command(
+        &mut self,
+        words: &[Word<'s>],
+        assignments: Vec<(Text<'s>, Text<'s>)>,
+        wrappers: Vec<Text<'s>>,
+        chdir: bool,
+    ) {
         if words.is_empty() {
             if !assignments.is_empty() {
                 self.out.commands.push(SimpleCommand { assignments, wrappers, ..SimpleCommand::default() });
@@ -641,16 +669,16 @@ impl Walker<'_, '_, '_> {
             has_expansion: words.iter().any(|word| word.expansion),
             has_glob: words.iter().skip(1).any(|word| word.glob),
         };
-        let name = basename(&words[0].value).to_owned();
+        let name = basename(&words[0].value);
         let wrappers = command.wrappers.clone();
         let git_config_env = command.assignments.iter().any(|(name, _)| name.starts_with("GIT_CONFIG"));
         self.out.commands.push(command);
         let outer = || {
             let mut outer = wrappers.clone();
-            outer.push(name.clone());
+            outer.push(Cow::Owned(name.to_owned()));
             outer
         };
-        match name.as_str() {
+        match name {
             "cd" | "pushd" | "popd" => self.change_dir(words),
             "git" => {
                 if self.out.changed_dir || chdir {
@@ -672,20 +700,20 @@ impl Walker<'_, '_, '_> {
             "fd" | "fdfind" => self.fd_payloads(words, outer()),
             "eval" => self.eval(words, outer()),
             "source" | "." if words.get(1).is_some_and(|word| !word.is_static()) => {
-                self.out.hazard(Hazard::DynamicEval { command: name.clone() });
+                self.out.hazard(Hazard::DynamicEval { command: name.to_owned() });
             }
             "trap" => self.trap(words, outer()),
             "alias" => {
                 // An alias body is a command string (run when aliases are expanded).
                 for word in &words[1..] {
-                    match word.value.split_once('=') {
+                    match split_once(&word.value, '=') {
                         Some((_, body)) if word.is_static() => self.nested(body, &outer()),
-                        Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.clone() }),
+                        Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
                         None => {}
                     }
                 }
             }
-            shell if BASH_LIKE_SHELLS.contains(&shell) => self.shell_string(words, &name, outer()),
+            shell if BASH_LIKE_SHELLS.contains(&shell) => self.shell_string(words, name, outer()),
             shell if OTHER_SHELLS.contains(&shell) => {
                 let runs_string = words[1..].iter().any(|word| {
                     word.value == "-c"
@@ -693,7 +721,7 @@ impl Walker<'_, '_, '_> {
                         || (word.value.starts_with('-') && !word.value.starts_with("--") && word.value.contains('c'))
                 });
                 if runs_string {
-                    self.out.hazard(Hazard::DynamicEval { command: name.clone() });
+                    self.out.hazard(Hazard::DynamicEval { command: name.to_owned() });
                 }
             }
             _ => {}
@@ -701,7 +729,7 @@ impl Walker<'_, '_, '_> {
     }
 
     /// Notes a `cd`/`pushd`/`popd` to somewhere other than `.`.
-    fn change_dir(&mut self, words: &[Word]) {
+    fn change_dir(&mut self, words: &[Word<'s>]) {
         let mut operands = words[1..].iter().skip_while(|word| {
             word.is_static() && word.value.starts_with('-') && word.value.len() > 1 && word.value != "--"
         });
@@ -710,20 +738,20 @@ impl Walker<'_, '_, '_> {
             target = operands.next();
         }
         let stays = basename(&words[0].value) == "cd"
-            && target.is_some_and(|word| word.is_static() && matches!(word.value.as_str(), "." | "./"));
+            && target.is_some_and(|word| word.is_static() && matches!(&*word.value, "." | "./"));
         if !stays {
             self.out.changed_dir = true;
         }
     }
 
     /// `git` global options: `-c` and `--config-env` are [`Hazard::GitConfigOverride`].
-    fn git_options(&mut self, words: &[Word]) {
+    fn git_options(&mut self, words: &[Word<'s>]) {
         let mut j = 1;
         while let Some(word) = words.get(j) {
             if !word.is_static() {
                 break;
             }
-            let value = word.value.as_str();
+            let value = &*word.value;
             if value == "-c" || value == "--config-env" || value.starts_with("--config-env=") {
                 self.out.hazard(Hazard::GitConfigOverride);
             }
@@ -741,11 +769,11 @@ impl Walker<'_, '_, '_> {
     }
 
     /// The payloads of `find -exec/-execdir/-ok/-okdir CMD … ;|+`.
-    fn find_payloads(&mut self, words: &[Word], wrappers: Vec<String>) {
+    fn find_payloads(&mut self, words: &[Word<'s>], wrappers: Vec<Text<'s>>) {
         let mut k = 1;
         while k < words.len() {
             let word = &words[k];
-            if !matches!(word.value.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            if !matches!(&*word.value, "-exec" | "-execdir" | "-ok" | "-okdir") {
                 k += 1;
                 continue;
             }
@@ -764,10 +792,10 @@ impl Walker<'_, '_, '_> {
     }
 
     /// The payloads of `fd -x/--exec/-X/--exec-batch CMD … [;]`.
-    fn fd_payloads(&mut self, words: &[Word], wrappers: Vec<String>) {
+    fn fd_payloads(&mut self, words: &[Word<'s>], wrappers: Vec<Text<'s>>) {
         let mut k = 1;
         while k < words.len() {
-            if !matches!(words[k].value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch") {
+            if !matches!(&*words[k].value, "-x" | "--exec" | "-X" | "--exec-batch") {
                 k += 1;
                 continue;
             }
@@ -779,23 +807,23 @@ impl Walker<'_, '_, '_> {
     }
 
     /// The arguments of `eval`, joined and parsed recursively when all static.
-    fn eval(&mut self, words: &[Word], wrappers: Vec<String>) {
+    fn eval(&mut self, words: &[Word<'s>], wrappers: Vec<Text<'s>>) {
         // `eval -- TEXT`: bash's builtins take `--` as the end of (no) options.
         let first = if words.get(1).is_some_and(|word| word.is_static() && word.value == "--") { 2 } else { 1 };
         let args = words.get(first..).unwrap_or_default();
         if args.iter().all(Word::is_static) {
-            let joined: Vec<&str> = args.iter().map(|word| word.value.as_str()).collect();
-            self.nested(&joined.join(" "), &wrappers);
+            let joined: Vec<&str> = args.iter().map(|word| &*word.value).collect();
+            self.nested(Cow::Owned(joined.join(" ")), &wrappers);
         } else {
             self.out.hazard(Hazard::DynamicEval { command: "eval".to_owned() });
         }
     }
 
     /// The action of `trap ACTION SIGNAL…`, parsed recursively when static.
-    fn trap(&mut self, words: &[Word], wrappers: Vec<String>) {
+    fn trap(&mut self, words: &[Word<'s>], wrappers: Vec<Text<'s>>) {
         let mut j = 1;
         match words.get(1) {
-            Some(word) if word.is_static() && matches!(word.value.as_str(), "-p" | "-l") => return,
+            Some(word) if word.is_static() && matches!(&*word.value, "-p" | "-l") => return,
             Some(word) if word.is_static() && word.value == "--" => j = 2,
             _ => {}
         }
@@ -806,19 +834,19 @@ impl Walker<'_, '_, '_> {
         if !action.is_static() {
             self.out.hazard(Hazard::DynamicEval { command: "trap".to_owned() });
         } else if !action.value.is_empty() && action.value != "-" {
-            self.nested(&action.value, &wrappers);
+            self.nested(action.value.clone(), &wrappers);
         }
     }
 
     /// The string of `bash -c STRING`, parsed recursively when static.
-    fn shell_string(&mut self, words: &[Word], name: &str, wrappers: Vec<String>) {
+    fn shell_string(&mut self, words: &[Word<'s>], name: &str, wrappers: Vec<Text<'s>>) {
         let mut j = 1;
         let mut runs_string = false;
         while let Some(word) = words.get(j) {
             if !word.is_static() {
                 break;
             }
-            let value = word.value.as_str();
+            let value = &*word.value;
             if value == "--" || value == "-" {
                 j += 1;
                 break;
@@ -841,7 +869,7 @@ impl Walker<'_, '_, '_> {
             // With no script operand the shell reads its script from standard input.
             if words.get(j).is_none() {
                 match self.stdin.take() {
-                    Some(Stdin::Static(script)) => self.nested(&script, &wrappers),
+                    Some(Stdin::Static(script)) => self.nested(script, &wrappers),
                     Some(Stdin::Dynamic) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
                     None => {}
                 }
@@ -849,7 +877,7 @@ impl Walker<'_, '_, '_> {
             return;
         }
         match words.get(j) {
-            Some(string) if string.is_static() => self.nested(&string.value, &wrappers),
+            Some(string) if string.is_static() => self.nested(string.value.clone(), &wrappers),
             Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
             None => {}
         }

@@ -91,7 +91,7 @@ pub(crate) fn check_command(command: &str) -> Result<(), ToolError> {
 /// Commands whose run is flagged destructive (a hint for people and classifiers).
 fn is_destructive(command: &str) -> bool {
     analyze(command).commands.iter().any(|cmd| {
-        let args: Vec<&str> = cmd.argv.iter().map(String::as_str).collect();
+        let args: Vec<&str> = cmd.argv.iter().map(|a| &**a).collect();
         match args.as_slice() {
             [name, ..] if matches!(*name, "rm" | "rmdir" | "shred" | "dd" | "truncate" | "wipefs") => true,
             [name, ..] if name.starts_with("mkfs") => true,

@@ -6,7 +6,7 @@
 //! of an earlier one (`grep x $(cat list)` is decided by `grep`). The syntax tree comes
 //! from `toolgate_permissions::bash::analyze`, never from splitting the string.
 
-use toolgate_permissions::bash::{SimpleCommand, analyze};
+use toolgate_permissions::bash::{SimpleCommand, Text, analyze};
 
 /// What exit status 1 of `command` means, when it is not a failure.
 ///
@@ -22,14 +22,14 @@ pub(crate) fn benign_exit_one(command: &str) -> Option<&'static str> {
 }
 
 /// The last command that is not nested in the words of an earlier one.
-fn deciding_command(commands: &[SimpleCommand]) -> Option<&SimpleCommand> {
-    let mut last: Option<&SimpleCommand> = None;
+fn deciding_command<'a, 's>(commands: &'a [SimpleCommand<'s>]) -> Option<&'a SimpleCommand<'s>> {
+    let mut last: Option<&SimpleCommand<'s>> = None;
     for cmd in commands {
         // A payload of xargs or find -exec: the launcher's status decides, not its own.
-        if cmd.wrappers.iter().any(|w| matches!(w.as_str(), "xargs" | "find" | "fd")) {
+        if cmd.wrappers.iter().any(|w| matches!(&**w, "xargs" | "find" | "fd")) {
             continue;
         }
-        let nested = last.is_some_and(|outer| outer.has_expansion && outer.text.contains(cmd.text.as_str()));
+        let nested = last.is_some_and(|outer| outer.has_expansion && outer.text.contains(&*cmd.text));
         if !nested {
             last = Some(cmd);
         }
@@ -38,7 +38,7 @@ fn deciding_command(commands: &[SimpleCommand]) -> Option<&SimpleCommand> {
 }
 
 /// The meaning of status 1 for a command line `argv`.
-fn meaning(argv: &[String]) -> Option<&'static str> {
+fn meaning(argv: &[Text<'_>]) -> Option<&'static str> {
     let name = argv.first()?.rsplit('/').next()?;
     match name {
         "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "git-grep" => Some("no matches were found"),
@@ -55,10 +55,10 @@ fn meaning(argv: &[String]) -> Option<&'static str> {
 }
 
 /// The subcommand of a `git` command line, past its global options.
-fn git_subcommand(args: &[String]) -> Option<&str> {
+fn git_subcommand<'a>(args: &'a [Text<'_>]) -> Option<&'a str> {
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
-        match arg.as_str() {
+        match &**arg {
             // Global options that take a separate value.
             "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
                 iter.next();

@@ -126,7 +126,7 @@ fn is_excluded(policy: &SandboxPolicy, command: &str) -> bool {
     !analysis.commands.is_empty()
         && analysis.hazards.is_empty()
         && analysis.commands.iter().all(|cmd| {
-            let argv: Vec<&str> = cmd.argv.iter().map(String::as_str).collect();
+            let argv: Vec<&str> = cmd.argv.iter().map(|a| &**a).collect();
             argv.is_empty() || policy.is_excluded(&argv)
         })
 }
