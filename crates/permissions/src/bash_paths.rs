@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use std::borrow::Cow;
 
+use smallvec::{SmallVec, smallvec};
+
 use crate::bash::{BashAnalysis, SimpleCommand, Text, flags_and_operands, is_read_only_command};
 
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
@@ -26,21 +28,25 @@ const NOT_PATHS: &[&str] = &[
 /// Commands whose first operand is a pattern or script, not a file.
 const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "sed", "fd", "fdfind", "jq"];
 
+/// The paths one word may name: one per directory it may be relative to, or what a glob
+/// matches.
+pub(crate) type Targets = SmallVec<[PathBuf; 1]>;
+
 /// The directories relative paths of one command string may be relative to.
 #[derive(Debug)]
-pub(crate) struct Bases {
+pub(crate) struct Bases<'a> {
     /// The working directory first, then every directory a `cd` or `pushd` may have moved
     /// to (each relative target joined to every directory before it).
-    pub dirs: Vec<PathBuf>,
+    pub dirs: SmallVec<[Cow<'a, Path>; 2]>,
     /// Some `cd` went where the analysis cannot follow (`cd -`, `cd $X`, `popd`, too many).
     pub unknown: bool,
 }
 
-impl Bases {
+impl<'a> Bases<'a> {
     /// The bases of `analysis`, run in `cwd`. Commands are taken in the order listed, without
     /// regard to subshells: a `cd` inside `( )` still counts, which only adds directories.
-    pub fn of(analysis: &BashAnalysis<'_>, cwd: &Path, home: Option<&Path>) -> Self {
-        let mut bases = Bases { dirs: vec![cwd.to_path_buf()], unknown: false };
+    pub fn of(analysis: &BashAnalysis<'_>, cwd: &'a Path, home: Option<&Path>) -> Self {
+        let mut bases = Bases { dirs: smallvec![Cow::Borrowed(cwd)], unknown: false };
         for cmd in &analysis.commands {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
             if !matches!(program, "cd" | "pushd" | "popd") {
@@ -57,8 +63,8 @@ impl Bases {
                 Some(target) if is_static_path(&target, home) && !cmd.has_glob => {
                     let next: Vec<PathBuf> = bases.dirs.iter().map(|b| shell_path(b, &target, home)).collect();
                     for dir in next {
-                        if !bases.dirs.contains(&dir) {
-                            bases.dirs.push(dir);
+                        if !bases.dirs.iter().any(|known| **known == *dir) {
+                            bases.dirs.push(Cow::Owned(dir));
                         }
                     }
                     if bases.dirs.len() > MAX_BASES {
@@ -73,12 +79,12 @@ impl Bases {
 
     /// Every absolute path `word` may name, one per base (just one for an absolute or
     /// home-relative word); `None` when it is only known at run time.
-    pub fn paths(&self, word: &str, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+    pub fn paths(&self, word: &str, home: Option<&Path>) -> Option<Targets> {
         if !is_static_path(word, home) {
             return None;
         }
         if word.starts_with('/') || word.starts_with('~') {
-            return Some(vec![shell_path(&self.dirs[0], word, home)]);
+            return Some(smallvec![shell_path(&self.dirs[0], word, home)]);
         }
         if self.unknown {
             return None;
@@ -92,11 +98,11 @@ impl Bases {
     /// word itself when nothing matches). `None` also for more than [`MAX_BRACE_WORDS`]
     /// words, a pattern over more than [`MAX_GLOB_ENTRIES`] entries, or a match named like an
     /// option (a file called `-R` turns `grep -rn x *` into `grep -rn x -R …`).
-    pub fn glob_paths(&self, word: &str, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+    pub fn glob_paths(&self, word: &str, home: Option<&Path>) -> Option<Targets> {
         if !word.contains(['*', '?', '[', '{']) {
             return self.paths(word, home);
         }
-        let mut all = Vec::new();
+        let mut all = Targets::new();
         for word in expand_braces(word)? {
             let written = self.paths(&word, home)?;
             if !word.contains(['*', '?', '[']) {

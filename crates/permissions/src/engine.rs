@@ -22,24 +22,20 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use globset::Candidate;
 use serde_json::Value;
 use toolgate_core::{
     BoxFuture, DecisionReason, PermissionBehavior, PermissionCheck, PermissionDecision, PermissionMode, RuleSource,
     Tool, ToolContext, canonical_tool_name,
 };
 
-use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, analyze, is_read_only_command};
-use crate::bash_paths::{
-    Bases, MAX_WALKED, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
-    sed_edits_only_operands, walk_below,
-};
+use crate::bash::{BashAnalysis, analyze};
+use crate::bash_content::bash_content;
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
-use crate::real_path::Resolver;
-use crate::rule_index::{CommandIndex, PathHits, RuleBook, ToolRules};
+use crate::real_path::{Forms, Resolver};
+use crate::rule_index::{PathHits, RuleBook, ToolRules};
 use crate::rules::{CompiledRule, Family, Spec, home_dir};
 use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
-use crate::{Classifier, ClassifierRequest, ClassifierVerdict, critical_rm_reason, protected_path_reason};
+use crate::{Classifier, ClassifierRequest, ClassifierVerdict, protected_path_reason};
 
 /// What a PreToolUse hook decided, as the engine needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -249,43 +245,29 @@ impl PermissionEngineBuilder {
     }
 }
 
-/// Commands `acceptEdits` approves when every path they touch is inside the working
-/// directories.
-const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"];
-
-/// Environment assignments an allow rule may look past (`NODE_ENV=test npm test`).
-const SAFE_ENV: &[&str] = &[
-    "NODE_ENV",
-    "LANG",
-    "LANGUAGE",
-    "TZ",
-    "TERM",
-    "NO_COLOR",
-    "FORCE_COLOR",
-    "RUST_LOG",
-    "RUST_BACKTRACE",
-    "GOOS",
-    "GOARCH",
-    "CGO_ENABLED",
-    "PYTHONUNBUFFERED",
-    "PYTHONDONTWRITEBYTECODE",
-    "CI",
-    "DEBUG",
-];
-
 /// What the content layer found.
 #[derive(Debug, Default)]
-struct Content<'r> {
-    deny: Option<(&'r RuleEntry, String)>,
-    ask: Option<(&'r RuleEntry, String)>,
-    critical: Option<String>,
-    protected: Option<String>,
-    auto_allow: Option<DecisionReason>,
-    accept_edits_ok: bool,
-    allow_rule: Option<&'r RuleEntry>,
-    read_only: bool,
-    bash_hazard: Option<String>,
-    analysis: Option<BashAnalysis<'r>>,
+pub(crate) struct Content<'r> {
+    /// The first deny rule that matched, with what it matched.
+    pub deny: Option<(&'r RuleEntry, String)>,
+    /// The first ask rule that matched, with what it matched.
+    pub ask: Option<(&'r RuleEntry, String)>,
+    /// Why only a person may approve the call (critical `rm`, `cd` then `git`).
+    pub critical: Option<String>,
+    /// The protected path the call writes.
+    pub protected: Option<String>,
+    /// Why the call needs no approval (reads inside, read-only commands).
+    pub auto_allow: Option<DecisionReason>,
+    /// Whether `acceptEdits` may approve the call.
+    pub accept_edits_ok: bool,
+    /// The allow rule that approves the call.
+    pub allow_rule: Option<&'r RuleEntry>,
+    /// Whether the call only reads.
+    pub read_only: bool,
+    /// Why a Bash command is never approved automatically (a hazard of its analysis).
+    pub bash_hazard: Option<String>,
+    /// A Bash call's analysis (for rule suggestions).
+    pub analysis: Option<BashAnalysis<'r>>,
 }
 
 impl PermissionEngine {
@@ -765,7 +747,8 @@ impl PermissionEngine {
             Family::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
                 let analysis = analyze(command);
-                self.bash_content(book, &tool_rules.commands, &analysis, ctx, &mut paths, &mut content);
+                let home = self.home.as_deref();
+                bash_content(book, &tool_rules.commands, &analysis, ctx, home, &mut paths, &mut content);
                 content.analysis = Some(analysis);
             }
             Family::Web | Family::Named | Family::Other => {
@@ -793,278 +776,6 @@ impl PermissionEngine {
         }
         content
     }
-
-    /// The Bash part of the content layer: every subcommand on its own.
-    fn bash_content<'b>(
-        &self,
-        book: &'b RuleBook,
-        commands: &CommandIndex,
-        analysis: &BashAnalysis,
-        ctx: &ToolContext,
-        paths: &mut Paths<'_>,
-        content: &mut Content<'b>,
-    ) {
-        let rules = book.rules.as_slice();
-        let path_rules = book.paths();
-
-        // Deny and ask rules fire on any subcommand, in any of its spellings. The spellings
-        // are kept: forms[0] (the words joined) is what allow rules match too.
-        let spellings: Vec<CommandForms<'_>> = analysis.commands.iter().map(command_forms).collect();
-        for (cmd, forms) in analysis.commands.iter().zip(&spellings) {
-            for (behavior, slot) in
-                [(PermissionBehavior::Deny, &mut content.deny), (PermissionBehavior::Ask, &mut content.ask)]
-            {
-                if slot.is_some() {
-                    continue;
-                }
-                let (spellings, len) = forms.spellings();
-                if let Some(r) = commands.find(rules, behavior, &spellings[..len]) {
-                    *slot = Some((&r.entry, format!("the command `{}`", cmd.text)));
-                }
-            }
-        }
-
-        // A deny decides the call: nothing else in the content layer is looked at.
-        if content.deny.is_some() {
-            return;
-        }
-
-        // Each command's read-only verdict, computed once (the whole is read-only when every
-        // command is and nothing else is in the way).
-        let read_only: Vec<bool> = analysis.commands.iter().map(is_read_only_command).collect();
-        let mut all_read_only =
-            analysis.hazards.is_empty() && analysis.writes.is_empty() && read_only.iter().all(|&r| r);
-        let mut accept_ok = analysis.hazards.is_empty();
-        let mut rule_ok = analysis.hazards.is_empty();
-        let mut allowing_rule: Option<&RuleEntry> = None;
-
-        let home = self.home.as_deref();
-        // Relative paths are relative to the working directory or to wherever a `cd` in the
-        // command went; a path is checked in each of them.
-        let bases = Bases::of(analysis, &ctx.cwd, home);
-        // Output redirections are writes, checked as Edit(path).
-        for write in &analysis.writes {
-            // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
-            let tilde_only =
-                write.path.strip_prefix("~/").is_some_and(|rest| !rest.contains(['$', '*', '?', '[', '`', '~', '{']));
-            let forms = if write.dynamic && !tilde_only { None } else { bases.paths(&write.path, home) };
-            let Some(forms) = forms.map(|targets| paths.forms_of(&targets)) else {
-                accept_ok = false;
-                rule_ok = false;
-                content
-                    .bash_hazard
-                    .get_or_insert_with(|| format!("the redirection target `{}` is not static", write.path));
-                continue;
-            };
-            let candidates = candidates(&forms);
-            let hits = path_rules.hits(rules, &candidates);
-            content.path_rules(&hits, "Edit", "writing", &forms);
-            if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
-                content.protected.get_or_insert(reason);
-            }
-            accept_ok &= paths.inside(&forms);
-            match path_rules.all(rules, "Edit", PermissionBehavior::Allow, &candidates) {
-                Some(r) => {
-                    allowing_rule.get_or_insert(&r.entry);
-                }
-                None => rule_ok = false,
-            }
-        }
-
-        // Input redirections (`< file`) are reads, checked as Read(path).
-        for read in &analysis.reads {
-            let Some(forms) = bases.glob_paths(read, home).map(|targets| paths.forms_of(&targets)) else {
-                all_read_only = false;
-                accept_ok = false;
-                rule_ok = false;
-                continue;
-            };
-            let hits = path_rules.hits(rules, &candidates(&forms));
-            content.path_rules(&hits, "Read", "reading", &forms);
-            if !paths.inside(&forms) {
-                // A read outside: allow rules vouch for commands, not for what they read.
-                all_read_only = false;
-                accept_ok = false;
-                rule_ok = false;
-            }
-        }
-
-        // A `mv` or `cp` changes where later paths of the same line lead (a relative symlink
-        // moved elsewhere points elsewhere): acceptEdits takes nothing naming a path after one.
-        let first_move =
-            analysis.commands.iter().position(|c| matches!(c.argv.first().map(|p| basename(p)), Some("mv" | "cp")));
-        if first_move.is_some() && !(analysis.writes.is_empty() && analysis.reads.is_empty()) {
-            accept_ok = false;
-        }
-        for (index, ((cmd, forms), &command_read_only)) in
-            analysis.commands.iter().zip(&spellings).zip(&read_only).enumerate()
-        {
-            let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
-            if first_move.is_some_and(|at| index > at) && !operands(cmd).is_empty() {
-                accept_ok = false;
-            }
-            // The paths an argument names (a glob: what it matches now).
-            let word_paths =
-                |word: &str| if cmd.has_glob { bases.glob_paths(word, home) } else { bases.paths(word, home) };
-            // Critical rm, judged on each path the operand may name and on the real path
-            // behind it (`rm -rf link/repo` where the link leads to the working directory's
-            // parent).
-            if matches!(program, "rm" | "rmdir") {
-                for arg in operands(cmd) {
-                    if let Some(reason) = critical_rm_reason(arg, &ctx.cwd, home) {
-                        content.critical.get_or_insert(reason);
-                        continue;
-                    }
-                    let Some(targets) = word_paths(arg) else {
-                        content.critical.get_or_insert_with(|| {
-                            format!("`{program} {arg}` removes a path that is only known at run time")
-                        });
-                        continue;
-                    };
-                    let cwd_forms = paths.forms(&ctx.cwd);
-                    for form in paths.forms_of(&targets) {
-                        let shown = form.to_string_lossy();
-                        if let Some(reason) = cwd_forms.iter().find_map(|cwd| critical_rm_reason(&shown, cwd, home)) {
-                            content.critical.get_or_insert(format!("{reason} (`{arg}` leads to {shown})"));
-                        }
-                    }
-                }
-            }
-            // The files a read-only command reads are Read targets (outside the working
-            // directories it is not read-only any more); `cd` only has to stay inside. The
-            // operands of any command that is not read-only may be read or written (`tee f`,
-            // `sed -i … f`, `cp f …`), so Read and Edit deny and ask rules both hold against
-            // them.
-            let (args, families): (Vec<&str>, &[&'static str]) = if !command_read_only {
-                (operands(cmd), &["Read", "Edit"])
-            } else if matches!(program, "cd" | "pushd") {
-                (operands(cmd), &[])
-            } else {
-                match read_operands(cmd, program) {
-                    Some(args) => (args, &["Read"]),
-                    None => (Vec::new(), &[]),
-                }
-            };
-            for arg in args {
-                let Some(forms) = word_paths(arg).map(|targets| paths.forms_of(&targets)) else {
-                    // A path known only at run time: not read-only, and not an edit
-                    // acceptEdits can vouch for.
-                    all_read_only = false;
-                    accept_ok = false;
-                    rule_ok &= !command_read_only;
-                    continue;
-                };
-                if !families.is_empty() {
-                    let hits = path_rules.hits(rules, &candidates(&forms));
-                    for &family in families {
-                        let verb = if family == "Read" { "reading" } else { "writing" };
-                        content.path_rules(&hits, family, verb, &forms);
-                    }
-                }
-                if command_read_only && !paths.inside(&forms) {
-                    // A read (or a `cd`) outside the working directories: acceptEdits only covers
-                    // edits inside them, and an allow rule for another command of the line does
-                    // not vouch for it (`cd /tmp/other && npm test`).
-                    all_read_only = false;
-                    accept_ok = false;
-                    rule_ok = false;
-                }
-            }
-            // A recursive read (`grep -r`, `rg`) reads every file below its folders: each is
-            // checked against the Read rules that deny or ask (when there are any).
-            if command_read_only && let Some(recursion) = recursion(cmd, program) {
-                for root in recursion.roots {
-                    // Walked from the folder as written, `.` and `..` removed (rules match that
-                    // form).
-                    let below = word_paths(root).and_then(|targets| {
-                        let mut all = Vec::new();
-                        for target in targets {
-                            let lexical = paths.forms(&target).swap_remove(0);
-                            // No rule can match below it: nothing to walk.
-                            if path_rules.restrict_reads_below(rules, &lexical) {
-                                all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
-                            }
-                        }
-                        Some(all)
-                    });
-                    let Some(below) = below else {
-                        all_read_only = false;
-                        accept_ok = false;
-                        rule_ok = false;
-                        content.bash_hazard.get_or_insert_with(|| {
-                            format!(
-                                "`{program}` reads more files below `{root}` than are checked against the Read rules"
-                            )
-                        });
-                        continue;
-                    };
-                    for path in below {
-                        let forms = [path];
-                        let hits = path_rules.hits(rules, &candidates(&forms));
-                        let verb = format!("`{program}` reading");
-                        content.path_rules(&hits, "Read", &verb, &forms);
-                    }
-                }
-            }
-            // acceptEdits: simple file commands on paths inside the working dirs.
-            if !command_read_only {
-                // (Only acceptEdits mode reads the verdict: other modes skip the paths.)
-                let edits_ok = accept_ok
-                    && ctx.permission_mode == PermissionMode::AcceptEdits
-                    && ACCEPT_EDITS_COMMANDS.contains(&program)
-                    && !cmd.has_expansion
-                    && cmd.wrappers.is_empty()
-                    && (program != "sed" || sed_edits_only_operands(cmd))
-                    && !(cmd.has_glob && operands(cmd).iter().any(|a| glob_may_name_hidden(a)))
-                    && option_paths(cmd).is_some_and(|options| {
-                        operands(cmd).into_iter().chain(options.iter().map(String::as_str)).all(|a| {
-                            word_paths(a).map(|targets| paths.forms_of(&targets)).is_some_and(|forms| {
-                                paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
-                            })
-                        })
-                    });
-                accept_ok &= edits_ok;
-                // Allow rules: every command not read-only must be matched.
-                let env_ok = cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&&**k) || k.starts_with("LC_"));
-                let matched = commands.find(rules, PermissionBehavior::Allow, &[&forms.joined, &cmd.text]);
-                match matched {
-                    Some(r) if env_ok && !cmd.has_expansion => {
-                        allowing_rule.get_or_insert(&r.entry);
-                    }
-                    _ => rule_ok = false,
-                }
-            }
-        }
-        for hazard in &analysis.hazards {
-            match hazard {
-                Hazard::CdThenGit => {
-                    content.critical.get_or_insert_with(|| {
-                        "`cd` to another directory followed by `git` could run a different repository's hooks"
-                            .to_owned()
-                    });
-                }
-                Hazard::RmGlobUnderVariable { arg } => {
-                    content.critical.get_or_insert_with(|| {
-                        format!("`rm {arg}` removes everything under a variable that may be empty (then it is /)")
-                    });
-                }
-                other => {
-                    content.bash_hazard.get_or_insert_with(|| hazard_text(other));
-                }
-            }
-        }
-        content.read_only = all_read_only;
-        if all_read_only {
-            content.auto_allow = Some(DecisionReason::Classifier {
-                classifier: "static-bash".into(),
-                reason: "read-only command".into(),
-            });
-        }
-        content.accept_edits_ok = accept_ok && !analysis.commands.is_empty();
-        if rule_ok && (allowing_rule.is_some() || all_read_only) {
-            content.allow_rule = allowing_rule;
-        }
-    }
 }
 
 fn suffix(why: &str) -> String {
@@ -1074,7 +785,7 @@ fn suffix(why: &str) -> String {
 /// The paths of one decision: their forms through one [`Resolver`] (each directory entry
 /// looked up once per decision), and the working directories' forms, computed when a path
 /// must first be checked against them.
-struct Paths<'a> {
+pub(crate) struct Paths<'a> {
     resolver: Resolver,
     roots: &'a [PathBuf],
     root_forms: Option<Vec<PathBuf>>,
@@ -1086,16 +797,16 @@ impl<'a> Paths<'a> {
     }
 
     /// `path` as written (normalised) and the real path behind it, when that differs.
-    fn forms(&mut self, path: &Path) -> Vec<PathBuf> {
+    pub(crate) fn forms(&mut self, path: &Path) -> Forms {
         self.resolver.forms(path)
     }
 
     /// The forms of each of `targets` (the paths one word may name), each form once.
-    fn forms_of(&mut self, targets: &[PathBuf]) -> Vec<PathBuf> {
+    pub(crate) fn forms_of(&mut self, targets: &[PathBuf]) -> Forms {
         if let [target] = targets {
             return self.resolver.forms(target);
         }
-        let mut all = Vec::new();
+        let mut all = Forms::new();
         for target in targets {
             for form in self.resolver.forms(target) {
                 if !all.contains(&form) {
@@ -1107,7 +818,7 @@ impl<'a> Paths<'a> {
     }
 
     /// Whether every form lies inside one of the working directories (in any of their forms).
-    fn inside(&mut self, forms: &[PathBuf]) -> bool {
+    pub(crate) fn inside(&mut self, forms: &[PathBuf]) -> bool {
         let Self { resolver, roots, root_forms } = self;
         let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
         forms.iter().all(|f| root_forms.iter().any(|r| f.starts_with(r)))
@@ -1117,7 +828,7 @@ impl<'a> Paths<'a> {
 impl<'r> Content<'r> {
     /// Notes the first deny and the first ask rule of `family` among `hits` (the path rules
     /// matching `forms`, one path's forms), unless one is noted already: "`verb` PATH".
-    fn path_rules(&mut self, hits: &PathHits<'r>, family: &str, verb: &str, forms: &[PathBuf]) {
+    pub(crate) fn path_rules(&mut self, hits: &PathHits<'r>, family: &str, verb: &str, forms: &[PathBuf]) {
         for (behavior, slot) in [(PermissionBehavior::Deny, &mut self.deny), (PermissionBehavior::Ask, &mut self.ask)] {
             if slot.is_none()
                 && let Some(r) = hits.first(family, behavior)
@@ -1132,89 +843,6 @@ impl<'r> Content<'r> {
 fn shown_form(rule: &CompiledRule, forms: &[PathBuf]) -> String {
     let matched = forms.iter().find(|f| matches!(&rule.spec, Spec::Path(p) if p.matches(f)));
     matched.or(forms.first()).map(|f| f.display().to_string()).unwrap_or_default()
-}
-
-/// The forms of a path as glob candidates, to match them against many path rules.
-fn candidates(forms: &[PathBuf]) -> Vec<Candidate<'_>> {
-    forms.iter().map(Candidate::new).collect()
-}
-
-/// The spellings a deny or ask rule is tried against: the words joined, the source text,
-/// and the words with the program's directory dropped (`/bin/rm` is `rm`) and git's global
-/// options dropped (`git --no-pager push` is `git push`).
-struct CommandForms<'a> {
-    /// The words joined by spaces (what allow rules match, with the source text).
-    joined: String,
-    /// The source text.
-    text: &'a str,
-    /// The words joined, the program by its basename and without git's global options,
-    /// when that differs.
-    bare: Option<String>,
-}
-
-impl CommandForms<'_> {
-    /// The distinct spellings (the source text is often the words joined).
-    fn spellings(&self) -> ([&str; 3], usize) {
-        let mut out = [self.joined.as_str(), "", ""];
-        let mut len = 1;
-        for extra in [Some(self.text), self.bare.as_deref()].into_iter().flatten() {
-            if !out[..len].contains(&extra) {
-                out[len] = extra;
-                len += 1;
-            }
-        }
-        (out, len)
-    }
-}
-
-fn command_forms<'c>(cmd: &'c SimpleCommand<'_>) -> CommandForms<'c> {
-    let bare = cmd.argv.first().and_then(|first| {
-        let program = basename(first);
-        let skip = if program == "git" { git_global_options(&cmd.argv[1..]) } else { 0 };
-        if program == &**first && skip == 0 {
-            return None;
-        }
-        let mut joined = program.to_owned();
-        for word in &cmd.argv[1 + skip..] {
-            joined.push(' ');
-            joined.push_str(word);
-        }
-        Some(joined)
-    });
-    CommandForms { joined: cmd.argv.join(" "), text: &cmd.text, bare }
-}
-
-/// How many of `args` (git's arguments) are global options before the subcommand
-/// (`--no-pager`, `-P`, `-C DIR`, `-c k=v`, `--git-dir=DIR` …).
-fn git_global_options(args: &[Text<'_>]) -> usize {
-    const WITH_VALUE: &[&str] =
-        &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
-    let mut at = 0;
-    while let Some(arg) = args.get(at) {
-        if !arg.starts_with('-') || arg == "--" {
-            break;
-        }
-        at += if WITH_VALUE.contains(&&**arg) { 2 } else { 1 };
-    }
-    at.min(args.len())
-}
-
-fn hazard_text(hazard: &Hazard) -> String {
-    match hazard {
-        Hazard::TooLong { len } => format!("the command is {len} characters long, over the 10,000 that are analysed"),
-        Hazard::ParseError => "the command could not be parsed".to_owned(),
-        Hazard::CommandSubstitution => "the command contains a command substitution".to_owned(),
-        Hazard::ProcessSubstitution => "the command contains a process substitution".to_owned(),
-        Hazard::ParameterExpansion => "the command contains a ${...} expansion".to_owned(),
-        Hazard::DynamicCommandName { text } => format!("the command name `{text}` is only known at run time"),
-        Hazard::DynamicEval { command } => format!("`{command}` runs text that is only known at run time"),
-        Hazard::AnsiCQuoting => "the command name uses $'...' quoting".to_owned(),
-        Hazard::UnknownConstruct { kind } => format!("the command uses a construct ({kind}) that is not analysed"),
-        Hazard::ArithmeticName { name } => {
-            format!("arithmetic evaluates `{name}`, whose value could run a command (`a[$(cmd)]`)")
-        }
-        other => format!("{other:?}"),
-    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod bash;
+mod bash_content;
 mod bash_paths;
 mod classifier;
 mod condition;

@@ -163,7 +163,7 @@ pub(crate) fn glob_set<S: AsRef<str>>(globs: &[S]) -> Result<GlobSet, globset::E
 /// assert_eq!(forms, [Path::new("/no/such/file")]);
 /// ```
 pub fn path_forms(path: &Path) -> Vec<PathBuf> {
-    crate::real_path::Resolver::new(Path::new("/")).forms(path)
+    crate::real_path::Resolver::new(Path::new("/")).forms(path).into_vec()
 }
 
 /// A compiled `domain:` specifier.

@@ -19,11 +19,16 @@
 //! The answers are kept only for one decision: the file system may change between calls
 //! (a model can create a symlink in one call and use it in the next).
 
-use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// The forms of one path: as written (normalised), then its real path when that differs.
+pub(crate) type Forms = SmallVec<[PathBuf; 2]>;
 
 /// How many symlinks one resolution follows before it gives up, as Linux does (`ELOOP`).
 const MAX_HOPS: usize = 40;
@@ -44,7 +49,7 @@ enum Entry {
 #[derive(Debug)]
 pub(crate) struct Resolver {
     /// What each real path looked at so far is.
-    seen: HashMap<Vec<u8>, Entry>,
+    seen: FxHashMap<Vec<u8>, Entry>,
     /// The working directory as written, and the walk that resolved it (once, on first use):
     /// paths below it continue from there.
     base: Vec<u8>,
@@ -108,7 +113,7 @@ impl Resolver {
         while base.len() > 1 && base.last() == Some(&b'/') {
             base.pop();
         }
-        Resolver { seen: HashMap::new(), base, base_walk: None, scratch: Walk::default() }
+        Resolver { seen: FxHashMap::default(), base, base_walk: None, scratch: Walk::default() }
     }
 
     /// `path` as written with `.` and `..` removed lexically, and, when it differs, the real
@@ -116,16 +121,18 @@ impl Resolver {
     ///
     /// Deny and ask rules fire if *any* form matches; allow rules and "inside the working
     /// directories" need *every* form to match.
-    pub(crate) fn forms(&mut self, path: &Path) -> Vec<PathBuf> {
+    pub(crate) fn forms(&mut self, path: &Path) -> Forms {
         let path = absolute(path);
         let bytes = path.as_os_str().as_bytes();
         let lexical = lexical(bytes);
         let walk = self.resolve(bytes);
-        let forms = if walk.real == lexical {
-            vec![to_path(lexical)]
+        let mut forms = Forms::new();
+        if walk.real != lexical {
+            forms.push(to_path(lexical));
+            forms.push(to_path(walk.real.clone()));
         } else {
-            vec![to_path(lexical), to_path(walk.real.clone())]
-        };
+            forms.push(to_path(lexical));
+        }
         self.scratch = walk;
         forms
     }
@@ -359,7 +366,7 @@ mod tests {
         std::fs::create_dir(root.join("repo")).unwrap();
         symlink(root.join("outside/inner"), root.join("repo/link")).unwrap();
         let forms = Resolver::new(Path::new("/")).forms(&root.join("repo/link/../.env"));
-        assert_eq!(forms, [root.join("repo/.env"), root.join("outside/.env")]);
+        assert_eq!(forms.as_slice(), [root.join("repo/.env"), root.join("outside/.env")]);
     }
 
     #[test]
@@ -483,7 +490,7 @@ mod tests {
         let (_guard, root) = tmp();
         std::fs::create_dir(root.join("d")).unwrap();
         let odd = root.join("d/a\0b/c");
-        assert_eq!(Resolver::new(&root).forms(&odd), std::slice::from_ref(&odd));
+        assert_eq!(Resolver::new(&root).forms(&odd).as_slice(), std::slice::from_ref(&odd));
         let mut resolver = Resolver::new(Path::new("/"));
         assert_eq!(resolver.real(&odd), odd);
         assert!(resolver.seen.values().any(|e| matches!(e, Entry::Missing)));

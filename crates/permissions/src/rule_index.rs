@@ -9,10 +9,11 @@
 //! rebuilt on the next call.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use globset::{Candidate, GlobSet};
+use smallvec::SmallVec;
 use toolgate_core::PermissionBehavior;
 
 use crate::pattern::CommandPattern;
@@ -110,18 +111,13 @@ impl CommandIndex {
         }
     }
 
-    /// The first rule, in settings order, with `behavior` whose pattern matches one of
-    /// `commands`.
-    pub fn find<'r>(
-        &self,
-        rules: &'r [CompiledRule],
-        behavior: PermissionBehavior,
-        commands: &[&str],
-    ) -> Option<&'r CompiledRule> {
-        let mut best: Option<usize> = None;
-        // The spellings mostly share their first word: look it up once.
+    /// The first deny, ask and allow rule, in settings order, whose pattern matches one of
+    /// `commands` (the spellings of one command); allow rules are tried against the first
+    /// `allow_spellings` of them only, in one pass over the rules the first words name.
+    pub fn find_each<'r>(&self, rules: &'r [CompiledRule], commands: &[&str], allow_spellings: usize) -> Found<'r> {
+        let mut best: [Option<usize>; 3] = [None; 3];
         let mut last: Option<(&str, &[usize])> = None;
-        for command in commands {
+        for (k, command) in commands.iter().enumerate() {
             let word = first_word(command);
             let fixed = match last {
                 Some((seen, fixed)) if seen == word => fixed,
@@ -129,18 +125,38 @@ impl CommandIndex {
             };
             last = Some((word, fixed));
             for list in [fixed, self.any.as_slice()] {
-                // Each list is in settings order: its first hit is its best.
-                let hit = list.iter().copied().take_while(|&i| best.is_none_or(|b| i < b)).find(|&i| {
+                for &i in list {
                     let rule = &rules[i];
-                    rule.behavior() == behavior && matches!(&rule.spec, Spec::Command(p) if p.matches(command))
-                });
-                if hit.is_some() {
-                    best = hit;
+                    let slot = match rule.behavior() {
+                        PermissionBehavior::Deny => 0,
+                        PermissionBehavior::Ask => 1,
+                        PermissionBehavior::Allow if k < allow_spellings => 2,
+                        PermissionBehavior::Allow => continue,
+                    };
+                    // Each list is in settings order: past the best so far, nothing is better.
+                    if best[slot].is_some_and(|b| b <= i) {
+                        continue;
+                    }
+                    if matches!(&rule.spec, Spec::Command(p) if p.matches(command)) {
+                        best[slot] = Some(i);
+                    }
                 }
             }
         }
-        best.map(|i| &rules[i])
+        let [deny, ask, allow] = best.map(|b| b.map(|i| &rules[i]));
+        Found { deny, ask, allow }
     }
+}
+
+/// The first rule of each behaviour that [`CommandIndex::find_each`] found.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Found<'r> {
+    /// The first deny rule.
+    pub deny: Option<&'r CompiledRule>,
+    /// The first ask rule.
+    pub ask: Option<&'r CompiledRule>,
+    /// The first allow rule.
+    pub allow: Option<&'r CompiledRule>,
 }
 
 /// The path-specifier rules of the tools `Read` and `Edit`, all their globs as one set:
@@ -153,6 +169,10 @@ pub(crate) struct PathRules {
     set: Option<GlobSet>,
     /// For each glob of `set`, the position in `members` of the rule it belongs to.
     owner: Vec<usize>,
+    /// The literal text every glob starts with (before its first special character), when
+    /// each has one: a path that starts with none of them matches no rule, which is cheaper
+    /// to tell than asking the set. `None` when some glob starts with a special character.
+    prefixes: Option<Vec<Box<[u8]>>>,
 }
 
 impl PathRules {
@@ -174,7 +194,25 @@ impl PathRules {
         // Each glob already compiled alone, so the set builds; if it did not, the rules are
         // tried one by one.
         let set = crate::path_rule::glob_set(&globs).ok();
-        PathRules { members, set, owner }
+        let mut prefixes: Option<Vec<Box<[u8]>>> = Some(Vec::new());
+        for glob in &globs {
+            let literal = literal_prefix(glob);
+            match prefixes.as_mut() {
+                _ if literal.is_empty() => prefixes = None,
+                Some(all) if !all.iter().any(|p| literal.as_bytes().starts_with(p)) => {
+                    all.retain(|p| !p.starts_with(literal.as_bytes()));
+                    all.push(literal.as_bytes().into());
+                }
+                _ => {}
+            }
+        }
+        PathRules { members, set, owner, prefixes }
+    }
+
+    /// Whether some rule's glob may match `path`: it starts with a glob's literal prefix.
+    fn may_match(&self, path: &Path) -> bool {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        self.prefixes.as_ref().is_none_or(|prefixes| prefixes.iter().any(|p| bytes.starts_with(p)))
     }
 
     /// Whether a `Read` rule that denies or asks may match a path below `root` (an absolute
@@ -193,13 +231,18 @@ impl PathRules {
     }
 
     /// The rules matching any of `forms` (the forms of one path), in settings order.
-    pub fn hits<'r>(&self, rules: &'r [CompiledRule], forms: &[Candidate<'_>]) -> PathHits<'r> {
+    pub fn hits<'r>(&self, rules: &'r [CompiledRule], forms: &[PathBuf]) -> PathHits<'r> {
+        let candidates: SmallVec<[Candidate<'_>; 2]> =
+            forms.iter().filter(|f| self.may_match(f)).map(Candidate::new).collect();
+        if candidates.is_empty() {
+            return PathHits(Vec::new());
+        }
         let Some(set) = &self.set else {
-            let hits = self.members.iter().map(|&i| &rules[i]).filter(|r| forms.iter().any(|f| path_match(r, f)));
+            let hits = self.members.iter().map(|&i| &rules[i]).filter(|r| candidates.iter().any(|f| path_match(r, f)));
             return PathHits(hits.collect());
         };
         let mut positions: Vec<usize> = Vec::new();
-        for form in forms {
+        for form in &candidates {
             if set.is_match_candidate(form) {
                 positions.extend(set.matches_candidate(form).into_iter().map(|g| self.owner[g]));
             }
@@ -216,13 +259,17 @@ impl PathRules {
         rules: &'r [CompiledRule],
         family: &str,
         behavior: PermissionBehavior,
-        forms: &[Candidate<'_>],
+        forms: &[PathBuf],
     ) -> Option<&'r CompiledRule> {
+        if !forms.iter().all(|f| self.may_match(f)) {
+            return None;
+        }
+        let candidates: SmallVec<[Candidate<'_>; 2]> = forms.iter().map(Candidate::new).collect();
         self.members
             .iter()
             .map(|&i| &rules[i])
             .filter(|r| r.behavior() == behavior && r.entry.rule.tool() == family)
-            .find(|r| forms.iter().all(|f| path_match(r, f)))
+            .find(|r| candidates.iter().all(|f| path_match(r, f)))
     }
 }
 
@@ -230,6 +277,11 @@ impl PathRules {
 pub(crate) struct PathHits<'r>(Vec<&'r CompiledRule>);
 
 impl<'r> PathHits<'r> {
+    /// Whether no rule matched.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The first of them for `family` (`"Read"` or `"Edit"`) with `behavior`.
     pub fn first(&self, family: &str, behavior: PermissionBehavior) -> Option<&'r CompiledRule> {
         self.0.iter().copied().find(|r| r.behavior() == behavior && r.entry.rule.tool() == family)
@@ -238,6 +290,11 @@ impl<'r> PathHits<'r> {
 
 fn path_match(rule: &CompiledRule, path: &Candidate<'_>) -> bool {
     matches!(&rule.spec, Spec::Path(p) if p.matches_candidate(path))
+}
+
+/// The text of a glob before its first special character (`/r/src/` of `/r/src/*.rs`).
+fn literal_prefix(glob: &str) -> &str {
+    glob.find(['*', '?', '[', '{', '\\']).map_or(glob, |at| &glob[..at])
 }
 
 /// The folder part of a glob before its first special character (`/r/src` of
@@ -378,8 +435,8 @@ mod tests {
         ]);
         let book = RuleBook::new(rules);
         let first = |family: &str, forms: &[&str]| {
-            let candidates: Vec<Candidate<'_>> = forms.iter().map(|f| Candidate::new(*f)).collect();
-            book.paths().hits(&book.rules, &candidates).first(family, Deny).map(|r| r.entry.text.clone())
+            let forms: Vec<PathBuf> = forms.iter().map(PathBuf::from).collect();
+            book.paths().hits(&book.rules, &forms).first(family, Deny).map(|r| r.entry.text.clone())
         };
         let text = |forms: &[&str]| first("Read", forms);
         assert_eq!(text(&["/repo/secrets/k.pem"]).as_deref(), Some("Read(./secrets/**)"));
@@ -389,7 +446,7 @@ mod tests {
         assert_eq!(text(&["/repo/src/main.rs"]), None);
         assert_eq!(first("Edit", &["/repo/.env"]).as_deref(), Some("Edit(./.env)"));
         assert_eq!(first("Edit", &["/repo/k.pem"]), None);
-        let both = [Candidate::new("/repo/src/a.rs"), Candidate::new("/elsewhere/a.rs")];
+        let both = [PathBuf::from("/repo/src/a.rs"), PathBuf::from("/elsewhere/a.rs")];
         assert!(book.paths().all(&book.rules, "Read", Allow, &both).is_none());
         assert!(book.paths().all(&book.rules, "Read", Allow, &both[..1]).is_some());
     }

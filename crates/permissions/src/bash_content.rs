@@ -1,0 +1,545 @@
+//! The Bash part of the engine's content layer: every simple command of the analysis on its
+//! own, against the command rules, the read-only table and the path rules, and every path it
+//! names checked where the shell would open it.
+//!
+//! [`bash_content`] fills the engine's [`Content`] for one analysed command string. Its
+//! order, and what each finding means for the decision:
+//!
+//! 1. Deny and ask command rules, on every command in any of its spellings (the words
+//!    joined, the source text, the program by its basename without git's global options). A
+//!    deny ends the layer.
+//! 2. Output redirections are writes (`Edit` path rules, protected paths, `acceptEdits`,
+//!    `Edit` allow rules); input redirections are reads (`Read` path rules; outside the
+//!    working directories nothing is approved automatically).
+//! 3. Each command: critical `rm`; its operands (those of a read-only command are the files
+//!    it reads, those of any other command may be read or written); a recursive read's files;
+//!    `acceptEdits`' simple file commands; allow rules, which every command that is not
+//!    read-only must match.
+//! 4. The analysis' hazards: critical ones (`cd` then `git`, `rm` under an empty variable),
+//!    and the first other one, which keeps the call from any automatic approval.
+//!
+//! The common path (a few commands, a few plain operands) allocates little: spellings are
+//! built only where they differ from the source text, rules of all three behaviours are
+//! found in one pass, and the rare checks live in functions of their own.
+
+use std::path::Path;
+
+use smallvec::SmallVec;
+use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
+
+use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command};
+use crate::bash_paths::{
+    Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
+    sed_edits_only_operands, walk_below,
+};
+use crate::engine::{Content, Paths};
+use crate::real_path::Forms;
+use crate::rule_index::{CommandIndex, PathRules, RuleBook};
+use crate::rules::CompiledRule;
+use crate::settings::RuleEntry;
+use crate::{critical_rm_reason, protected_path_reason};
+
+/// Commands `acceptEdits` approves when every path they touch is inside the working
+/// directories.
+const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"];
+
+/// Environment assignments an allow rule may look past (`NODE_ENV=test npm test`).
+const SAFE_ENV: &[&str] = &[
+    "NODE_ENV",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "RUST_LOG",
+    "RUST_BACKTRACE",
+    "GOOS",
+    "GOARCH",
+    "CGO_ENABLED",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "CI",
+    "DEBUG",
+];
+
+/// Fills `content` for the Bash call `analysis` describes (see the module documentation).
+pub(crate) fn bash_content<'b>(
+    book: &'b RuleBook,
+    commands: &CommandIndex,
+    analysis: &BashAnalysis<'_>,
+    ctx: &ToolContext,
+    home: Option<&Path>,
+    paths: &mut Paths<'_>,
+    content: &mut Content<'b>,
+) {
+    let rules = book.rules.as_slice();
+    // 1. Command rules, of all three behaviours at once (allow rules are read in step 3).
+    let mut allows: SmallVec<[Option<&'b CompiledRule>; 4]> = SmallVec::new();
+    for cmd in &analysis.commands {
+        let spelled = Spellings::of(cmd);
+        let found = commands.find_each(rules, &spelled.as_slice(), spelled.allow_count);
+        for (rule, slot) in [(found.deny, &mut content.deny), (found.ask, &mut content.ask)] {
+            if slot.is_none()
+                && let Some(r) = rule
+            {
+                *slot = Some((&r.entry, format!("the command `{}`", cmd.text)));
+            }
+        }
+        allows.push(found.allow);
+    }
+    // A deny decides the call: nothing else in the content layer is looked at.
+    if content.deny.is_some() {
+        return;
+    }
+
+    let mut check = Check {
+        rules,
+        path_rules: book.paths(),
+        paths,
+        content,
+        bases: Bases::of(analysis, &ctx.cwd, home),
+        home,
+        all_read_only: analysis.hazards.is_empty() && analysis.writes.is_empty(),
+        accept_ok: analysis.hazards.is_empty(),
+        rule_ok: analysis.hazards.is_empty(),
+        allowing_rule: None,
+    };
+    // Each command's read-only verdict, computed once (the whole is read-only when every
+    // command is and nothing else is in the way).
+    let read_only: SmallVec<[bool; 4]> = analysis.commands.iter().map(is_read_only_command).collect();
+    check.all_read_only &= read_only.iter().all(|&r| r);
+
+    // 2. Redirections.
+    for write in &analysis.writes {
+        check.write(&write.path, write.dynamic);
+    }
+    for read in &analysis.reads {
+        check.read(read);
+    }
+
+    // 3. Each command. A `mv` or `cp` changes where later paths of the same line lead (a
+    // relative symlink moved elsewhere points elsewhere): acceptEdits takes nothing naming a
+    // path after one.
+    let first_move =
+        analysis.commands.iter().position(|c| matches!(c.argv.first().map(|p| basename(p)), Some("mv" | "cp")));
+    if first_move.is_some() && !(analysis.writes.is_empty() && analysis.reads.is_empty()) {
+        check.accept_ok = false;
+    }
+    for (index, ((cmd, &command_read_only), allow)) in analysis.commands.iter().zip(&read_only).zip(allows).enumerate()
+    {
+        let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+        let operands = operands(cmd);
+        if first_move.is_some_and(|at| index > at) && !operands.is_empty() {
+            check.accept_ok = false;
+        }
+        if matches!(program, "rm" | "rmdir") {
+            check.critical_rm(cmd, program, &operands, &ctx.cwd);
+        }
+        // The files a read-only command reads are Read targets (outside the working
+        // directories it is not read-only any more); `cd` only has to stay inside. The
+        // operands of any command that is not read-only may be read or written (`tee f`,
+        // `sed -i … f`, `cp f …`), so Read and Edit deny and ask rules both hold against
+        // them.
+        if !command_read_only {
+            for arg in &operands {
+                check.operand(cmd, arg, &["Read", "Edit"], false);
+            }
+        } else if matches!(program, "cd" | "pushd") {
+            for arg in &operands {
+                check.operand(cmd, arg, &[], true);
+            }
+        } else if let Some(args) = read_operands(cmd, program) {
+            for arg in args {
+                check.operand(cmd, arg, &["Read"], true);
+            }
+        }
+        if command_read_only {
+            // A recursive read (`grep -r`, `rg`) reads every file below its folders.
+            check.recursive_read(cmd, program);
+            continue;
+        }
+        // acceptEdits: simple file commands on paths inside the working dirs (only
+        // acceptEdits mode reads the verdict: other modes skip the paths).
+        if check.accept_ok {
+            let edits_ok = ctx.permission_mode == PermissionMode::AcceptEdits
+                && ACCEPT_EDITS_COMMANDS.contains(&program)
+                && check.accept_edits(cmd, program, &operands);
+            check.accept_ok = edits_ok;
+        }
+        // Allow rules: every command not read-only must be matched.
+        let env_ok = cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&&**k) || k.starts_with("LC_"));
+        match allow {
+            Some(r) if env_ok && !cmd.has_expansion => {
+                check.allowing_rule.get_or_insert(&r.entry);
+            }
+            _ => check.rule_ok = false,
+        }
+    }
+
+    // 4. Hazards.
+    if !analysis.hazards.is_empty() {
+        check.hazards(&analysis.hazards);
+    }
+    let Check { content, all_read_only, accept_ok, rule_ok, allowing_rule, .. } = check;
+    content.read_only = all_read_only;
+    if all_read_only {
+        content.auto_allow =
+            Some(DecisionReason::Classifier { classifier: "static-bash".into(), reason: "read-only command".into() });
+    }
+    content.accept_edits_ok = accept_ok && !analysis.commands.is_empty();
+    if rule_ok && (allowing_rule.is_some() || all_read_only) {
+        content.allow_rule = allowing_rule;
+    }
+}
+
+/// The state of one Bash call's check.
+struct Check<'c, 'b, 'p> {
+    rules: &'b [CompiledRule],
+    path_rules: &'b PathRules,
+    paths: &'c mut Paths<'p>,
+    content: &'c mut Content<'b>,
+    /// Where relative paths lead (the working directory, and wherever a `cd` went).
+    bases: Bases<'c>,
+    home: Option<&'c Path>,
+    /// Nothing but read-only commands reading inside the working directories.
+    all_read_only: bool,
+    /// What `acceptEdits` may approve (its own checks run in acceptEdits mode only).
+    accept_ok: bool,
+    /// Every command that is not read-only has an allow rule, and nothing is in the way.
+    rule_ok: bool,
+    /// The first allow rule that matched.
+    allowing_rule: Option<&'b RuleEntry>,
+}
+
+impl Check<'_, '_, '_> {
+    /// The paths a word of `cmd` names (a glob: what it matches now), `None` when they are
+    /// only known at run time.
+    fn word_paths(&self, cmd: &SimpleCommand<'_>, word: &str) -> Option<Targets> {
+        if cmd.has_glob { self.bases.glob_paths(word, self.home) } else { self.bases.paths(word, self.home) }
+    }
+
+    /// The forms of every path in `targets`.
+    fn forms(&mut self, targets: &[std::path::PathBuf]) -> Forms {
+        self.paths.forms_of(targets)
+    }
+
+    /// Notes the first deny and ask rule of each of `families` that a path matches.
+    fn path_rules(&mut self, forms: &[std::path::PathBuf], families: &[&'static str]) {
+        let hits = self.path_rules.hits(self.rules, forms);
+        if hits.is_empty() {
+            return;
+        }
+        for &family in families {
+            let verb = if family == "Read" { "reading" } else { "writing" };
+            self.content.path_rules(&hits, family, verb, forms);
+        }
+    }
+
+    /// An operand of `cmd`: checked against the deny and ask path rules of `families`; a
+    /// read-only command's must lie inside the working directories.
+    fn operand(&mut self, cmd: &SimpleCommand<'_>, arg: &str, families: &[&'static str], read_only: bool) {
+        let Some(targets) = self.word_paths(cmd, arg) else {
+            // A path known only at run time: not read-only, and not an edit acceptEdits can
+            // vouch for.
+            self.all_read_only = false;
+            self.accept_ok = false;
+            self.rule_ok &= !read_only;
+            return;
+        };
+        let forms = self.forms(&targets);
+        if !families.is_empty() {
+            self.path_rules(&forms, families);
+        }
+        if read_only && !self.paths.inside(&forms) {
+            // A read (or a `cd`) outside the working directories: acceptEdits only covers
+            // edits inside them, and an allow rule for another command of the line does not
+            // vouch for it (`cd /tmp/other && npm test`).
+            self.outside();
+        }
+    }
+
+    /// Something read outside the working directories: nothing is approved automatically.
+    fn outside(&mut self) {
+        self.all_read_only = false;
+        self.accept_ok = false;
+        self.rule_ok = false;
+    }
+
+    /// An output redirection: a write, checked as `Edit(path)`.
+    #[inline(never)]
+    fn write(&mut self, path: &Text<'_>, dynamic: bool) {
+        // `~/x` is only a home-relative path; anything else dynamic cannot be checked.
+        let tilde_only =
+            path.strip_prefix("~/").is_some_and(|rest| !rest.contains(['$', '*', '?', '[', '`', '~', '{']));
+        let targets = if dynamic && !tilde_only { None } else { self.bases.paths(path, self.home) };
+        let Some(targets) = targets else {
+            self.accept_ok = false;
+            self.rule_ok = false;
+            self.content.bash_hazard.get_or_insert_with(|| format!("the redirection target `{path}` is not static"));
+            return;
+        };
+        let forms = self.forms(&targets);
+        self.path_rules(&forms, &["Edit"]);
+        if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
+            self.content.protected.get_or_insert(reason);
+        }
+        self.accept_ok &= self.paths.inside(&forms);
+        match self.path_rules.all(self.rules, "Edit", PermissionBehavior::Allow, &forms) {
+            Some(r) => {
+                self.allowing_rule.get_or_insert(&r.entry);
+            }
+            None => self.rule_ok = false,
+        }
+    }
+
+    /// An input redirection (`< file`): a read, checked as `Read(path)`.
+    #[inline(never)]
+    fn read(&mut self, path: &str) {
+        let Some(targets) = self.bases.glob_paths(path, self.home) else {
+            self.outside();
+            return;
+        };
+        let forms = self.forms(&targets);
+        self.path_rules(&forms, &["Read"]);
+        if !self.paths.inside(&forms) {
+            // A read outside: allow rules vouch for commands, not for what they read.
+            self.outside();
+        }
+    }
+
+    /// Critical `rm`, judged on each path an operand may name and on the real path behind
+    /// it (`rm -rf link/repo` where the link leads to the working directory's parent).
+    #[inline(never)]
+    fn critical_rm(&mut self, cmd: &SimpleCommand<'_>, program: &str, operands: &[&str], cwd: &Path) {
+        for &arg in operands {
+            if let Some(reason) = critical_rm_reason(arg, cwd, self.home) {
+                self.content.critical.get_or_insert(reason);
+                continue;
+            }
+            let Some(targets) = self.word_paths(cmd, arg) else {
+                self.content
+                    .critical
+                    .get_or_insert_with(|| format!("`{program} {arg}` removes a path that is only known at run time"));
+                continue;
+            };
+            let cwd_forms = self.paths.forms(cwd);
+            for form in self.forms(&targets) {
+                let shown = form.to_string_lossy();
+                if let Some(reason) = cwd_forms.iter().find_map(|cwd| critical_rm_reason(&shown, cwd, self.home)) {
+                    self.content.critical.get_or_insert(format!("{reason} (`{arg}` leads to {shown})"));
+                }
+            }
+        }
+    }
+
+    /// A recursive read (`grep -r`, `rg`) reads every file below its folders: each is
+    /// checked against the Read rules that deny or ask (when there are any).
+    #[inline(never)]
+    fn recursive_read(&mut self, cmd: &SimpleCommand<'_>, program: &str) {
+        let Some(recursion) = recursion(cmd, program) else { return };
+        for root in recursion.roots {
+            // Walked from the folder as written, `.` and `..` removed (rules match that form).
+            let below = self.word_paths(cmd, root).and_then(|targets| {
+                let mut all = Vec::new();
+                for target in targets {
+                    let lexical = self.paths.forms(&target).swap_remove(0);
+                    // No rule can match below it: nothing to walk.
+                    if self.path_rules.restrict_reads_below(self.rules, &lexical) {
+                        all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
+                    }
+                }
+                Some(all)
+            });
+            let Some(below) = below else {
+                self.outside();
+                self.content.bash_hazard.get_or_insert_with(|| {
+                    format!("`{program}` reads more files below `{root}` than are checked against the Read rules")
+                });
+                continue;
+            };
+            for path in below {
+                let forms = [path];
+                let hits = self.path_rules.hits(self.rules, &forms);
+                let verb = format!("`{program}` reading");
+                self.content.path_rules(&hits, "Read", &verb, &forms);
+            }
+        }
+    }
+
+    /// Whether `acceptEdits` may approve `cmd`, one of its simple file commands: no
+    /// expansion or wrapper, no glob that may name a hidden entry, and every path it writes
+    /// (operands, and paths in its options) inside the working directories and unprotected.
+    #[inline(never)]
+    fn accept_edits(&mut self, cmd: &SimpleCommand<'_>, program: &str, operands: &[&str]) -> bool {
+        if cmd.has_expansion || !cmd.wrappers.is_empty() {
+            return false;
+        }
+        if program == "sed" && !sed_edits_only_operands(cmd) {
+            return false;
+        }
+        if cmd.has_glob && operands.iter().any(|a| glob_may_name_hidden(a)) {
+            return false;
+        }
+        let Some(options) = option_paths(cmd) else { return false };
+        operands.iter().copied().chain(options.iter().map(String::as_str)).all(|a| {
+            self.word_paths(cmd, a).is_some_and(|targets| {
+                let forms = self.forms(&targets);
+                self.paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
+            })
+        })
+    }
+
+    /// The hazards: critical ones are noted as such, the first other one as the reason no
+    /// automatic approval applies.
+    #[inline(never)]
+    fn hazards(&mut self, hazards: &[Hazard]) {
+        for hazard in hazards {
+            match hazard {
+                Hazard::CdThenGit => {
+                    self.content.critical.get_or_insert_with(|| {
+                        "`cd` to another directory followed by `git` could run a different repository's hooks"
+                            .to_owned()
+                    });
+                }
+                Hazard::RmGlobUnderVariable { arg } => {
+                    self.content.critical.get_or_insert_with(|| {
+                        format!("`rm {arg}` removes everything under a variable that may be empty (then it is /)")
+                    });
+                }
+                other => {
+                    self.content.bash_hazard.get_or_insert_with(|| hazard_text(other));
+                }
+            }
+        }
+    }
+}
+
+/// The spellings a command rule is tried against: the words joined, the source text, and
+/// the words with the program's directory dropped (`/bin/rm` is `rm`) and git's global
+/// options dropped (`git --no-pager push` is `git push`). Deny and ask rules may match any;
+/// allow rules the words joined and the source text.
+struct Spellings<'c> {
+    /// The words joined by spaces, when that differs from the source text.
+    joined: Option<String>,
+    /// The source text.
+    text: &'c str,
+    /// The words joined, the program by its basename and without git's global options,
+    /// when that differs from the words joined.
+    bare: Option<String>,
+    /// How many of [`Spellings::as_slice`] allow rules are tried against.
+    allow_count: usize,
+}
+
+impl<'c> Spellings<'c> {
+    fn of(cmd: &'c SimpleCommand<'_>) -> Self {
+        let joined = (!joins_to(&cmd.argv, &cmd.text)).then(|| cmd.argv.join(" "));
+        let bare = cmd.argv.first().and_then(|first| {
+            let program = basename(first);
+            let skip = if program == "git" { git_global_options(&cmd.argv[1..]) } else { 0 };
+            if program == &**first && skip == 0 {
+                return None;
+            }
+            let mut joined = program.to_owned();
+            for word in &cmd.argv[1 + skip..] {
+                joined.push(' ');
+                joined.push_str(word);
+            }
+            Some(joined)
+        });
+        let allow_count = if joined.is_some() { 2 } else { 1 };
+        Spellings { joined, text: &cmd.text, bare, allow_count }
+    }
+
+    /// The distinct spellings, the words joined first.
+    fn as_slice(&self) -> SmallVec<[&str; 3]> {
+        let mut out: SmallVec<[&str; 3]> = SmallVec::new();
+        out.extend(self.joined.as_deref());
+        out.push(self.text);
+        if let Some(bare) = self.bare.as_deref()
+            && !out.contains(&bare)
+        {
+            out.push(bare);
+        }
+        out
+    }
+}
+
+/// Whether `argv` joined by single spaces is `text`.
+fn joins_to(argv: &[Text<'_>], text: &str) -> bool {
+    let mut rest = text;
+    for (k, word) in argv.iter().enumerate() {
+        if k > 0 {
+            let Some(after) = rest.strip_prefix(' ') else { return false };
+            rest = after;
+        }
+        let Some(after) = rest.strip_prefix(&**word) else { return false };
+        rest = after;
+    }
+    rest.is_empty()
+}
+
+/// How many of `args` (git's arguments) are global options before the subcommand
+/// (`--no-pager`, `-P`, `-C DIR`, `-c k=v`, `--git-dir=DIR` …).
+fn git_global_options(args: &[Text<'_>]) -> usize {
+    const WITH_VALUE: &[&str] =
+        &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        if !arg.starts_with('-') || arg == "--" {
+            break;
+        }
+        at += if WITH_VALUE.contains(&&**arg) { 2 } else { 1 };
+    }
+    at.min(args.len())
+}
+
+/// What a hazard means, for the message of the ask it leads to.
+fn hazard_text(hazard: &Hazard) -> String {
+    match hazard {
+        Hazard::TooLong { len } => format!("the command is {len} characters long, over the 10,000 that are analysed"),
+        Hazard::ParseError => "the command could not be parsed".to_owned(),
+        Hazard::CommandSubstitution => "the command contains a command substitution".to_owned(),
+        Hazard::ProcessSubstitution => "the command contains a process substitution".to_owned(),
+        Hazard::ParameterExpansion => "the command contains a ${...} expansion".to_owned(),
+        Hazard::DynamicCommandName { text } => format!("the command name `{text}` is only known at run time"),
+        Hazard::DynamicEval { command } => format!("`{command}` runs text that is only known at run time"),
+        Hazard::AnsiCQuoting => "the command name uses $'...' quoting".to_owned(),
+        Hazard::UnknownConstruct { kind } => format!("the command uses a construct ({kind}) that is not analysed"),
+        Hazard::ArithmeticName { name } => {
+            format!("arithmetic evaluates `{name}`, whose value could run a command (`a[$(cmd)]`)")
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bash::analyze;
+
+    #[test]
+    fn spellings_join_only_where_the_text_differs() {
+        let spelled = |src: &str| {
+            let analysis = analyze(src);
+            let spellings = Spellings::of(&analysis.commands[0]);
+            (spellings.as_slice().iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), spellings.allow_count)
+        };
+        assert_eq!(spelled("git status"), (vec!["git status".to_owned()], 1));
+        assert_eq!(spelled("git  status"), (vec!["git status".to_owned(), "git  status".to_owned()], 2));
+        assert_eq!(spelled("'rm' x"), (vec!["rm x".to_owned(), "'rm' x".to_owned()], 2));
+        assert_eq!(spelled("/bin/rm x"), (vec!["/bin/rm x".to_owned(), "rm x".to_owned()], 1));
+        assert_eq!(spelled("git --no-pager push"), (vec!["git --no-pager push".to_owned(), "git push".to_owned()], 1));
+    }
+
+    #[test]
+    fn words_join_to_their_text() {
+        let words = |w: &[&'static str]| w.iter().map(|w| Text::Borrowed(*w)).collect::<Vec<_>>();
+        assert!(joins_to(&words(&["git", "status"]), "git status"));
+        assert!(!joins_to(&words(&["git", "status"]), "git  status"));
+        assert!(!joins_to(&words(&["git", "status"]), "git status x"));
+        assert!(!joins_to(&words(&["git", "st"]), "git status"));
+        assert!(joins_to(&words(&[]), ""));
+        assert!(joins_to(&words(&["", "x"]), " x"));
+    }
+}
