@@ -50,6 +50,7 @@
 
 use std::borrow::Cow;
 
+mod kind;
 mod parse;
 mod readonly;
 #[cfg(test)]

@@ -617,7 +617,7 @@ fn command_fields_from_kinds_agree_with_tree_sitter() {
             for index in 0..node.child_count() {
                 let child = node.child(index).unwrap();
                 stack.push(child);
-                if walk::kind_of(node) != "command" || walk::kind_of(child) == "variable_assignment" {
+                if kind::kind_of(node) != "command" || kind::kind_of(child) == "variable_assignment" {
                     continue;
                 }
                 let ours = walk::command_field(node, index as usize, child, named);

@@ -5,11 +5,11 @@
 //! Command emission and wrapper stripping live in `wrappers.rs`.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use tree_sitter::Node;
 
+use super::kind::{Kind, kind, kind_of};
 use super::word::{Word, decode_ansi_c};
 use super::{Hazard, RedirectWrite, SimpleCommand, Text, parse};
 
@@ -142,25 +142,6 @@ impl<'s> Output<'s> {
     }
 }
 
-/// The kind names of tree-sitter-bash's nodes, by kind id.
-static KINDS: OnceLock<Vec<Box<str>>> = OnceLock::new();
-
-/// The kind of `node` (as [`Node::kind`], without converting the C string on every call).
-pub(super) fn kind_of(node: Node<'_>) -> &'static str {
-    let kinds = KINDS.get_or_init(|| {
-        let language: tree_sitter::Language = tree_sitter_bash::LANGUAGE.into();
-        (0..language.node_kind_count())
-            .map(|id| u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).unwrap_or_default().into())
-            .collect()
-    });
-    match kinds.get(usize::from(node.kind_id())) {
-        Some(kind) => kind,
-        // Outside the table: the ERROR symbol, or a kind this grammar does not name.
-        None if node.is_error() => "ERROR",
-        None => "unknown",
-    }
-}
-
 /// How many characters of a word a hazard quotes.
 const EXCERPT_CHARS: usize = 200;
 
@@ -256,24 +237,24 @@ pub(super) fn command_field<'t>(command: Node<'t>, index: usize, child: Node<'t>
     if !child.is_named() || child.is_error() || child.is_missing() {
         return u32::try_from(index).ok().and_then(|i| command.field_name_for_child(i));
     }
-    match kind_of(child) {
-        "command_name" => Some("name"),
-        "file_redirect" | "herestring_redirect" => Some("redirect"),
-        "subshell" | "comment" | "variable_assignment" => None,
-        "word"
-        | "string"
-        | "raw_string"
-        | "concatenation"
-        | "number"
-        | "simple_expansion"
-        | "expansion"
-        | "command_substitution"
-        | "process_substitution"
-        | "arithmetic_expansion"
-        | "ansi_c_string"
-        | "translated_string"
-        | "brace_expression"
-        | "regex"
+    match kind(child) {
+        Kind::CommandName => Some("name"),
+        Kind::FileRedirect | Kind::HerestringRedirect => Some("redirect"),
+        Kind::Subshell | Kind::Comment | Kind::VariableAssignment => None,
+        Kind::Word
+        | Kind::String
+        | Kind::RawString
+        | Kind::Concatenation
+        | Kind::Number
+        | Kind::SimpleExpansion
+        | Kind::Expansion
+        | Kind::CommandSubstitution
+        | Kind::ProcessSubstitution
+        | Kind::ArithmeticExpansion
+        | Kind::AnsiCString
+        | Kind::TranslatedString
+        | Kind::BraceExpression
+        | Kind::Regex
             if after_name =>
         {
             Some("argument")
@@ -283,41 +264,41 @@ pub(super) fn command_field<'t>(command: Node<'t>, index: usize, child: Node<'t>
 }
 
 /// Node kinds that are words or expressions: walked only for the substitutions inside them.
-fn is_expression(kind: &str) -> bool {
+fn is_expression(kind: Kind) -> bool {
     matches!(
         kind,
-        "word"
-            | "string"
-            | "raw_string"
-            | "concatenation"
-            | "number"
-            | "simple_expansion"
-            | "expansion"
-            | "arithmetic_expansion"
-            | "binary_expression"
-            | "unary_expression"
-            | "ternary_expression"
-            | "postfix_expression"
-            | "parenthesized_expression"
-            | "subscript"
-            | "variable_name"
-            | "special_variable_name"
-            | "test_operator"
-            | "regex"
-            | "extglob_pattern"
-            | "brace_expression"
-            | "array"
-            | "ansi_c_string"
-            | "translated_string"
-            | "string_content"
-            | "command_name"
-            | "file_descriptor"
-            | "heredoc_body"
-            | "heredoc_content"
-            | "heredoc_start"
-            | "heredoc_end"
-            | "command_substitution"
-            | "process_substitution"
+        Kind::Word
+            | Kind::String
+            | Kind::RawString
+            | Kind::Concatenation
+            | Kind::Number
+            | Kind::SimpleExpansion
+            | Kind::Expansion
+            | Kind::ArithmeticExpansion
+            | Kind::BinaryExpression
+            | Kind::UnaryExpression
+            | Kind::TernaryExpression
+            | Kind::PostfixExpression
+            | Kind::ParenthesizedExpression
+            | Kind::Subscript
+            | Kind::VariableName
+            | Kind::SpecialVariableName
+            | Kind::TestOperator
+            | Kind::Regex
+            | Kind::ExtglobPattern
+            | Kind::BraceExpression
+            | Kind::Array
+            | Kind::AnsiCString
+            | Kind::TranslatedString
+            | Kind::StringContent
+            | Kind::CommandName
+            | Kind::FileDescriptor
+            | Kind::HeredocBody
+            | Kind::HeredocContent
+            | Kind::HeredocStart
+            | Kind::HeredocEnd
+            | Kind::CommandSubstitution
+            | Kind::ProcessSubstitution
     )
 }
 
@@ -417,15 +398,27 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     fn statement_inner(&mut self, node: Node<'t>) {
-        match kind_of(node) {
-            "compound_statement" if node.child(0).is_some_and(|open| kind_of(open) == "((") => self.arithmetic(node),
-            "program" | "list" | "pipeline" | "subshell" | "compound_statement" | "do_group" | "else_clause"
-            | "elif_clause" | "negated_command" | "if_statement" | "while_statement" | "ERROR" => {
+        match kind(node) {
+            Kind::CompoundStatement if node.child(0).is_some_and(|open| kind(open) == Kind::DoubleParen) => {
+                self.arithmetic(node)
+            }
+            Kind::Program
+            | Kind::List
+            | Kind::Pipeline
+            | Kind::Subshell
+            | Kind::CompoundStatement
+            | Kind::DoGroup
+            | Kind::ElseClause
+            | Kind::ElifClause
+            | Kind::NegatedCommand
+            | Kind::IfStatement
+            | Kind::WhileStatement
+            | Kind::Error => {
                 self.named_statements(node);
             }
-            "command" => self.command(node, Vec::new()),
-            "redirected_statement" => self.redirected(node),
-            "for_statement" => {
+            Kind::Command => self.command(node, Vec::new()),
+            Kind::RedirectedStatement => self.redirected(node),
+            Kind::ForStatement => {
                 let mark = self.pending.len();
                 for (field, child) in children(node) {
                     match field {
@@ -442,7 +435,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                 }
             }
-            "c_style_for_statement" => {
+            Kind::CStyleForStatement => {
                 for (field, child) in children(node) {
                     if field == Some("body") {
                         self.statement(child);
@@ -451,7 +444,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                 }
             }
-            "case_statement" | "case_item" => {
+            Kind::CaseStatement | Kind::CaseItem => {
                 let mark = self.pending.len();
                 for (field, child) in children(node) {
                     if field == Some("value") {
@@ -462,7 +455,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                 }
             }
-            "function_definition" => {
+            Kind::FunctionDefinition => {
                 for (field, child) in children(node) {
                     match field {
                         Some("name") => {}
@@ -480,20 +473,20 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                 }
             }
-            "test_command" => {
+            Kind::TestCommand => {
                 let mut words = Vec::new();
                 self.test_words(node, &mut words);
                 self.emit(words, Vec::new(), Vec::new(), false);
             }
-            "declaration_command" | "unset_command" => self.declaration(node),
-            "variable_assignment" => {
+            Kind::DeclarationCommand | Kind::UnsetCommand => self.declaration(node),
+            Kind::VariableAssignment => {
                 let assignment = self.assignment(node);
                 self.assignments_only(node, vec![assignment]);
             }
-            "variable_assignments" => {
+            Kind::VariableAssignments => {
                 let mut assignments = Vec::new();
                 for child in kids(node) {
-                    if kind_of(child) == "variable_assignment" {
+                    if kind(child) == Kind::VariableAssignment {
                         assignments.push(self.assignment(child));
                     } else if child.is_named() {
                         self.statement(child);
@@ -501,8 +494,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
                 self.assignments_only(node, assignments);
             }
-            "comment" => {}
-            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+            Kind::Comment => {}
+            Kind::FileRedirect | Kind::HeredocRedirect | Kind::HerestringRedirect => {
                 let mut extra = Vec::new();
                 let mut deferred = Vec::new();
                 self.redirect(node, &mut extra, &mut deferred);
@@ -512,8 +505,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
             kind if is_expression(kind) => self.scan(node),
-            kind => {
-                self.out.hazard(Hazard::UnknownConstruct { kind: kind.to_owned() });
+            _ => {
+                self.out.hazard(Hazard::UnknownConstruct { kind: kind_of(node).to_owned() });
                 self.named_statements(node);
             }
         }
@@ -566,17 +559,17 @@ impl<'s, 't> Walker<'s, 't, '_> {
         if !self.enter(node) {
             return;
         }
-        match kind_of(node) {
-            "command_substitution" => {
+        match kind(node) {
+            Kind::CommandSubstitution => {
                 self.out.hazard(Hazard::CommandSubstitution);
                 self.pending.push(node);
             }
-            "process_substitution" => {
+            Kind::ProcessSubstitution => {
                 self.out.hazard(Hazard::ProcessSubstitution);
                 self.pending.push(node);
             }
             kind => {
-                if kind == "expansion" {
+                if kind == Kind::Expansion {
                     self.out.hazard(Hazard::ParameterExpansion);
                 }
                 for child in kids(node) {
@@ -601,7 +594,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
         let mut translated_start = None;
         let mut named = false;
         for (index, child) in kids(node).enumerate() {
-            if kind_of(child) == "variable_assignment" {
+            if kind(child) == Kind::VariableAssignment {
                 assignments.push(self.assignment(child));
                 continue;
             }
@@ -627,18 +620,18 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     if self.text(child) == "$"
                         && child
                             .next_sibling()
-                            .is_some_and(|next| kind_of(next) == "string" && next.start_byte() == child.end_byte())
+                            .is_some_and(|next| kind(next) == Kind::String && next.start_byte() == child.end_byte())
                     {
                         translated_start = Some(child.start_byte());
                         continue;
                     }
                     words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
                 }
-                _ if kind_of(child) == "subshell" => {
+                _ if kind(child) == Kind::Subshell => {
                     self.out.hazard(Hazard::UnknownConstruct { kind: "command_subshell".to_owned() });
                     deferred.push(child);
                 }
-                _ if !child.is_named() || kind_of(child) == "comment" => {}
+                _ if !child.is_named() || kind(child) == Kind::Comment => {}
                 _ => {
                     self.out.hazard(Hazard::UnknownConstruct { kind: kind_of(child).to_owned() });
                     deferred.push(child);
@@ -663,7 +656,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
         for (field, child) in children(node) {
             if field == Some("body") {
                 body = Some(child);
-            } else if matches!(kind_of(child), "file_redirect" | "heredoc_redirect" | "herestring_redirect") {
+            } else if matches!(kind(child), Kind::FileRedirect | Kind::HeredocRedirect | Kind::HerestringRedirect) {
                 self.redirect(child, &mut extra, &mut deferred);
             } else if child.is_named() {
                 self.statement(child);
@@ -671,7 +664,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
         }
         match body {
             // `command` lists the body with `self.stdin` set by its here-document, if any.
-            Some(body) if kind_of(body) == "command" => self.command(body, extra),
+            Some(body) if kind(body) == Kind::Command => self.command(body, extra),
             Some(body) => {
                 self.no_extra_words(&extra);
                 self.statement(body);
@@ -698,8 +691,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
         if !self.enter(node) {
             return;
         }
-        match kind_of(node) {
-            "file_redirect" => {
+        match kind(node) {
+            Kind::FileRedirect => {
                 let mut operator = "";
                 let mut destinations = Vec::new();
                 for (field, child) in children(node) {
@@ -724,7 +717,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     self.redirect_target(operator, word);
                 }
             }
-            "heredoc_redirect" => {
+            Kind::HeredocRedirect => {
                 // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) turns expansion off in
                 // the body.
                 let mut expands = true;
@@ -736,11 +729,11 @@ impl<'s, 't> Walker<'s, 't, '_> {
                             extra.push(word);
                         }
                         Some("right") => deferred.push(child),
-                        _ if kind_of(child) == "pipeline" => deferred.push(child),
-                        _ if kind_of(child) == "heredoc_start" => {
+                        _ if kind(child) == Kind::Pipeline => deferred.push(child),
+                        _ if kind(child) == Kind::HeredocStart => {
                             expands = !self.text(child).contains(['\'', '"', '\\']);
                         }
-                        _ if kind_of(child) == "heredoc_body" => {
+                        _ if kind(child) == Kind::HeredocBody => {
                             let body = self.text(child);
                             self.stdin = Some(Stdin::Static(Cow::Borrowed(body)));
                             self.scan(child);
@@ -748,7 +741,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                                 // tree-sitter-bash leaves backticks in a body as text; bash runs them.
                                 // The substitutions tree-sitter found are walked already.
                                 let found: Vec<(usize, usize)> = kids(child)
-                                    .filter(|k| kind_of(*k) == "command_substitution")
+                                    .filter(|k| kind(*k) == Kind::CommandSubstitution)
                                     .map(|k| (k.start_byte() - child.start_byte(), k.end_byte() - child.start_byte()))
                                     .collect();
                                 let mut scripts = backtick_scripts(body);
@@ -764,7 +757,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                 }
             }
-            "herestring_redirect" => {
+            Kind::HerestringRedirect => {
                 for (field, child) in children(node) {
                     if child.is_named() && field != Some("descriptor") {
                         let word = self.word(child);
@@ -772,8 +765,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                 }
             }
-            kind => {
-                self.out.hazard(Hazard::UnknownConstruct { kind: kind.to_owned() });
+            _ => {
+                self.out.hazard(Hazard::UnknownConstruct { kind: kind_of(node).to_owned() });
                 self.scan(node);
             }
         }
@@ -813,13 +806,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
                 continue;
             }
-            match kind_of(child) {
-                "binary_expression"
-                | "unary_expression"
-                | "parenthesized_expression"
-                | "ternary_expression"
-                | "postfix_expression" => self.test_words(child, words),
-                "redirected_statement" => {
+            match kind(child) {
+                Kind::BinaryExpression
+                | Kind::UnaryExpression
+                | Kind::ParenthesizedExpression
+                | Kind::TernaryExpression
+                | Kind::PostfixExpression => self.test_words(child, words),
+                Kind::RedirectedStatement => {
                     self.out.hazard(Hazard::UnknownConstruct { kind: "test_redirect".to_owned() });
                     self.statement(child);
                 }
@@ -842,8 +835,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
                 continue;
             }
-            match kind_of(child) {
-                "variable_assignment" => {
+            match kind(child) {
+                Kind::VariableAssignment => {
                     let mut word = Word::at(child.start_byte(), child.end_byte());
                     for (field, part) in children(child) {
                         match field {
@@ -857,10 +850,10 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                     words.push(word);
                 }
-                "variable_name" => {
+                Kind::VariableName => {
                     words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
                 }
-                "comment" => {}
+                Kind::Comment => {}
                 _ => {
                     let word = self.word(child);
                     words.push(word);
@@ -903,21 +896,21 @@ impl<'s, 't> Walker<'s, 't, '_> {
             word.expansion = true;
             return;
         }
-        match kind_of(node) {
-            "word" => word.push_unquoted(text),
-            "raw_string" => {
+        match kind(node) {
+            Kind::Word => word.push_unquoted(text),
+            Kind::RawString => {
                 let body = text.strip_prefix('\'').unwrap_or(text);
                 word.push_quoted(body.strip_suffix('\'').unwrap_or(body));
             }
-            "regex" | "test_operator" | "variable_name" | "special_variable_name" => word.push_quoted(text),
-            "string" => self.double_quoted(node, word),
-            "string_content" => word.push_double_quoted(text),
-            "ansi_c_string" => {
+            Kind::Regex | Kind::TestOperator | Kind::VariableName | Kind::SpecialVariableName => word.push_quoted(text),
+            Kind::String => self.double_quoted(node, word),
+            Kind::StringContent => word.push_double_quoted(text),
+            Kind::AnsiCString => {
                 word.ansi_c = true;
                 let body = text.strip_prefix("$'").unwrap_or(text);
                 word.push_decoded(decode_ansi_c(body.strip_suffix('\'').unwrap_or(body)));
             }
-            "translated_string" => {
+            Kind::TranslatedString => {
                 word.expansion = true;
                 for child in kids(node) {
                     if child.is_named() {
@@ -925,7 +918,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                 }
             }
-            "concatenation" | "command_name" => {
+            Kind::Concatenation | Kind::CommandName => {
                 let mut position = node.start_byte();
                 for child in kids(node) {
                     word.push_unquoted(self.slice(position, child.start_byte()));
@@ -938,48 +931,48 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
                 word.push_unquoted(self.slice(position, node.end_byte()));
             }
-            "simple_expansion" => {
+            Kind::SimpleExpansion => {
                 word.expansion = true;
                 word.push_opaque(text);
             }
-            "expansion" => {
+            Kind::Expansion => {
                 word.expansion = true;
                 word.push_opaque(text);
                 self.scan(node);
             }
-            "arithmetic_expansion" => {
+            Kind::ArithmeticExpansion => {
                 word.expansion = true;
                 word.push_opaque(text);
                 self.arithmetic(node);
             }
-            "command_substitution" | "process_substitution" => {
+            Kind::CommandSubstitution | Kind::ProcessSubstitution => {
                 word.expansion = true;
                 word.push_opaque(text);
                 self.scan(node);
             }
-            "number" if node.named_child_count() > 0 => {
+            Kind::Number if node.named_child_count() > 0 => {
                 word.expansion = true;
                 word.push_opaque(text);
                 self.scan(node);
             }
-            "number" => word.push_unquoted(text),
-            "brace_expression" | "extglob_pattern" => {
+            Kind::Number => word.push_unquoted(text),
+            Kind::BraceExpression | Kind::ExtglobPattern => {
                 word.glob = true;
                 word.push_opaque(text);
             }
-            "array" => {
+            Kind::Array => {
                 word.push_opaque(text);
                 self.scan(node);
             }
             _ if !node.is_named() => word.push_unquoted(text),
-            "ERROR" => {
+            Kind::Error => {
                 // Already a parse error; its text is not a word bash would see.
                 word.expansion = true;
                 word.push_opaque(text);
                 self.scan(node);
             }
-            kind => {
-                self.out.hazard(Hazard::UnknownConstruct { kind: kind.to_owned() });
+            _ => {
+                self.out.hazard(Hazard::UnknownConstruct { kind: kind_of(node).to_owned() });
                 word.expansion = true;
                 word.push_opaque(text);
                 self.scan(node);
@@ -993,8 +986,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
         let mut position = node.start_byte();
         for child in kids(node) {
             word.push_double_quoted(self.slice(position, child.start_byte()));
-            if kind_of(child) == "string_content" || !child.is_named() {
-                if kind_of(child) != "\"" {
+            if kind(child) == Kind::StringContent || !child.is_named() {
+                if kind(child) != Kind::DoubleQuote {
                     word.push_double_quoted(self.text(child));
                 }
             } else {
