@@ -112,10 +112,11 @@ impl<'s> Output<'s> {
             return;
         };
         let root = tree.root_node();
-        if root.has_error() {
+        let clean = !root.has_error();
+        if !clean {
             self.hazard(Hazard::ParseError);
         }
-        let mut walker = Walker { src, out: self, pending: Vec::new(), stdin: None, scripts: Vec::new() };
+        let mut walker = Walker { src, clean, out: self, pending: Vec::new(), stdin: None, scripts: Vec::new() };
         walker.statement(root);
         walker.run_scripts();
     }
@@ -233,8 +234,17 @@ impl<'t> Iterator for Children<'t> {
 /// `command_name`), then `argument`s (any word), `redirect`s (`file_redirect`,
 /// `herestring_redirect`) and unfielded subshells, with comments anywhere. Anonymous children
 /// (`$`, `=~`) and anything else are asked of tree-sitter.
-pub(super) fn command_field<'t>(command: Node<'t>, index: usize, child: Node<'t>, after_name: bool) -> Option<&'t str> {
-    if !child.is_named() || child.is_error() || child.is_missing() {
+///
+/// `clean`: the tree has no ERROR or MISSING node (tree-sitter says so of the root), so
+/// `child` need not be asked.
+pub(super) fn command_field<'t>(
+    command: Node<'t>,
+    index: usize,
+    child: Node<'t>,
+    after_name: bool,
+    clean: bool,
+) -> Option<&'t str> {
+    if !child.is_named() || (!clean && (child.is_error() || child.is_missing())) {
         return u32::try_from(index).ok().and_then(|i| command.field_name_for_child(i));
     }
     match kind(child) {
@@ -314,6 +324,8 @@ pub(super) enum Stdin<'s> {
 pub(super) struct Walker<'s, 't, 'o> {
     /// The source text the tree was parsed from.
     pub src: &'s str,
+    /// Whether the tree has no ERROR or MISSING node anywhere (then no node need be asked).
+    clean: bool,
     /// Where findings go.
     pub out: &'o mut Output<'s>,
     /// Substitutions met in words, walked once the command holding them has been listed.
@@ -339,7 +351,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
 
     /// Enters one tree level; `false` (with the `too_deep` hazard) when the limit is reached.
     fn enter(&mut self, node: Node<'t>) -> bool {
-        if node.is_missing() || node.is_error() {
+        if !self.clean && (node.is_missing() || node.is_error()) {
             self.out.hazard(Hazard::ParseError);
         }
         if self.out.depth >= MAX_DEPTH {
@@ -598,7 +610,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 assignments.push(self.assignment(child));
                 continue;
             }
-            let field = command_field(node, index, child, named);
+            let field = command_field(node, index, child, named, self.clean);
             named |= field == Some("name");
             match field {
                 Some("redirect") => {
@@ -891,6 +903,15 @@ impl<'s, 't> Walker<'s, 't, '_> {
     /// Appends the value of a word-like node to `word`.
     fn word_part(&mut self, node: Node<'t>, word: &mut Word<'s>) {
         let text = self.text(node);
+        // A word, command name or concatenation of nothing but plain characters is its text,
+        // whatever pieces tree-sitter made of it: no need to visit them.
+        if self.clean
+            && matches!(kind(node), Kind::Word | Kind::CommandName | Kind::Concatenation | Kind::Number)
+            && is_plain(text)
+        {
+            word.push_unquoted(text);
+            return;
+        }
         if !self.enter(node) {
             word.push_opaque(text);
             word.expansion = true;
@@ -997,6 +1018,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
         }
         word.push_double_quoted(self.slice(position, node.end_byte()));
     }
+}
+
+/// Whether `text` is made only of characters that mean nothing to the shell inside a word
+/// (letters, digits and `-_./+:,=`): no quote, escape, expansion, glob, brace, tilde or
+/// operator.
+fn is_plain(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'+' | b':' | b',' | b'='))
 }
 
 /// Whether `text` contains a backtick or a `$(` that does not open an arithmetic `$((`.
