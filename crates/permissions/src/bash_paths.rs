@@ -17,16 +17,49 @@ use crate::bash::{BashAnalysis, SimpleCommand, Text, flags_and_operands, is_read
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
 const MAX_BASES: usize = 8;
 
-/// Read-only commands whose operands are not files they read (they print, compute or name
-/// things); every other read-only command's operands are checked as reads.
-const NOT_PATHS: &[&str] = &[
-    ":", "[", "[[", "basename", "cargo", "command", "date", "dirname", "docker", "echo", "env", "false", "free",
-    "groups", "hostname", "id", "lsof", "nproc", "pgrep", "printenv", "printf", "ps", "pwd", "seq", "sleep", "test",
-    "tr", "true", "type", "uname", "uptime", "whereis", "which", "whoami", "xargs",
-];
-
-/// Commands whose first operand is a pattern or script, not a file.
-const PATTERN_FIRST: &[&str] = &["grep", "egrep", "fgrep", "rg", "sed", "fd", "fdfind", "jq"];
+/// Whether `program`, a read-only command, takes operands that are not files it reads (it
+/// prints, computes or names things); every other read-only command's operands are checked
+/// as reads. (Commands whose first operand is a pattern or script, not a file: `grep`,
+/// `egrep`, `fgrep`, `rg`, `sed`, `fd`, `fdfind`, `jq`.)
+fn is_not_paths(program: &str) -> bool {
+    matches!(
+        program,
+        ":" | "["
+            | "[["
+            | "basename"
+            | "cargo"
+            | "command"
+            | "date"
+            | "dirname"
+            | "docker"
+            | "echo"
+            | "env"
+            | "false"
+            | "free"
+            | "groups"
+            | "hostname"
+            | "id"
+            | "lsof"
+            | "nproc"
+            | "pgrep"
+            | "printenv"
+            | "printf"
+            | "ps"
+            | "pwd"
+            | "seq"
+            | "sleep"
+            | "test"
+            | "tr"
+            | "true"
+            | "type"
+            | "uname"
+            | "uptime"
+            | "whereis"
+            | "which"
+            | "whoami"
+            | "xargs"
+    )
+}
 
 /// The paths one word may name: one per directory it may be relative to, or what a glob
 /// matches.
@@ -291,7 +324,7 @@ pub(crate) fn is_static_path(word: &str, home: Option<&Path>) -> bool {
 /// pattern unless `-e`/`-f` gave it; of `git`, only `git diff` names files (a path outside
 /// the repository turns it into `git diff --no-index`, which prints any file).
 pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option<Vec<&'c str>> {
-    if NOT_PATHS.contains(&program) {
+    if is_not_paths(program) {
         return None;
     }
     if program == "git" {
@@ -316,7 +349,10 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
         let starts = cmd.argv.iter().skip(1).take_while(|a| !a.starts_with(['-', '(', '!']));
         return Some(starts.map(|a| &**a).collect());
     }
-    if PATTERN_FIRST.contains(&program) && !cmd.argv.iter().any(|a| a == "-e" || a == "-f") && !args.is_empty() {
+    if matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "sed" | "fd" | "fdfind" | "jq")
+        && !cmd.argv.iter().any(|a| a == "-e" || a == "-f")
+        && !args.is_empty()
+    {
         args.remove(0);
     }
     Some(args)
@@ -545,10 +581,7 @@ pub(crate) fn glob_may_name_hidden(word: &str) -> bool {
     words.iter().any(|word| word.split('/').any(|part| part.starts_with('.') && part.contains(['*', '?', '['])))
 }
 
-/// The last component of a command word (`/bin/rm` is `rm`).
-pub(crate) fn basename(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
+pub(crate) use crate::bash::basename;
 
 /// The absolute path a shell word names, as the shell would open it: `~/` expanded, relative
 /// to `cwd`, `..` left for the resolver (after a symlink it leaves the target, not the link).

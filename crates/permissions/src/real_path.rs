@@ -254,16 +254,48 @@ impl Resolver {
         if let Some(entry) = self.seen.get(path) {
             return entry.clone();
         }
-        let entry = match std::fs::read_link(OsStr::from_bytes(path)) {
-            Ok(target) => Entry::Link(target.into_os_string().into_vec()),
-            // EINVAL from the kernel: it exists and is not a symlink. (A path std refuses
-            // before asking, one with a NUL byte, is InvalidInput too, without an OS error:
-            // nothing by that name can exist.)
-            Err(e) if e.kind() == ErrorKind::InvalidInput && e.raw_os_error().is_some() => Entry::Plain,
-            Err(_) => Entry::Missing,
-        };
+        let entry = read_entry(path);
         self.seen.insert(path.to_vec(), entry.clone());
         entry
+    }
+}
+
+/// What `path` is, asked of the kernel with one `readlink` into a buffer on the stack (one
+/// that fills it, a long link target, is asked again through std).
+#[cfg(target_os = "linux")]
+fn read_entry(path: &[u8]) -> Entry {
+    use rustix::fs::{CWD, readlinkat_raw};
+    use rustix::io::Errno;
+    // A name with a NUL byte cannot exist (and rustix would refuse it as EINVAL, which from
+    // the kernel means "not a symlink").
+    if path.contains(&0) {
+        return Entry::Missing;
+    }
+    let mut buffer = [0u8; 256];
+    match readlinkat_raw(CWD, OsStr::from_bytes(path), &mut buffer[..]) {
+        Ok(len) if len < buffer.len() => Entry::Link(buffer[..len].to_vec()),
+        Ok(_) => std_entry(path),
+        // EINVAL: it exists and is not a symlink.
+        Err(Errno::INVAL) => Entry::Plain,
+        Err(_) => Entry::Missing,
+    }
+}
+
+/// Elsewhere, std's `read_link`.
+#[cfg(not(target_os = "linux"))]
+fn read_entry(path: &[u8]) -> Entry {
+    std_entry(path)
+}
+
+/// What `path` is, asked through std's `read_link`.
+fn std_entry(path: &[u8]) -> Entry {
+    match std::fs::read_link(OsStr::from_bytes(path)) {
+        Ok(target) => Entry::Link(target.into_os_string().into_vec()),
+        // EINVAL from the kernel: it exists and is not a symlink. (A path std refuses
+        // before asking, one with a NUL byte, is InvalidInput too, without an OS error:
+        // nothing by that name can exist.)
+        Err(e) if e.kind() == ErrorKind::InvalidInput && e.raw_os_error().is_some() => Entry::Plain,
+        Err(_) => Entry::Missing,
     }
 }
 
@@ -314,6 +346,9 @@ fn absolute(path: &Path) -> std::borrow::Cow<'_, Path> {
 /// An absolute path with `.`, `..` and repeated `/` removed lexically (`..` at the root stays
 /// at the root), as [`toolgate_core::normalize_path`] does.
 fn lexical(path: &[u8]) -> Vec<u8> {
+    if is_lexical(path) {
+        return path.to_vec();
+    }
     let mut walk = Walk { real: Vec::with_capacity(path.len().max(1)), ..Walk::default() };
     walk.reset();
     for part in path.split(|&b| b == b'/') {
@@ -324,6 +359,16 @@ fn lexical(path: &[u8]) -> Vec<u8> {
         }
     }
     walk.real
+}
+
+/// Whether the absolute `path` is already as [`lexical`] would make it: no empty, `.` or
+/// `..` component, no trailing `/` (the root alone excepted).
+fn is_lexical(path: &[u8]) -> bool {
+    if path == b"/" {
+        return true;
+    }
+    path.first() == Some(&b'/')
+        && path[1..].split(|&b| b == b'/').all(|part| !part.is_empty() && part != b"." && part != b"..")
 }
 
 fn to_path(bytes: Vec<u8>) -> PathBuf {

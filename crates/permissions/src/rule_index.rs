@@ -310,7 +310,21 @@ fn literal_folder(glob: &str) -> &str {
 
 /// The text before the first whitespace.
 fn first_word(command: &str) -> &str {
-    command.split(char::is_whitespace).next().unwrap_or_default()
+    for (at, &b) in command.as_bytes().iter().enumerate() {
+        match b {
+            // The ASCII characters `char::is_whitespace` holds true of.
+            b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' => return &command[..at],
+            // Past ASCII, Unicode decides.
+            0x80.. => {
+                return command[at..]
+                    .split(char::is_whitespace)
+                    .next()
+                    .map_or(command, |rest| &command[..at + rest.len()]);
+            }
+            _ => {}
+        }
+    }
+    command
 }
 
 /// The word every command `pattern` matches starts with (followed by whitespace or the
@@ -449,6 +463,26 @@ mod tests {
         let both = [PathBuf::from("/repo/src/a.rs"), PathBuf::from("/elsewhere/a.rs")];
         assert!(book.paths().all(&book.rules, "Read", Allow, &both).is_none());
         assert!(book.paths().all(&book.rules, "Read", Allow, &both[..1]).is_some());
+    }
+
+    /// The first word ends at the first character `char::is_whitespace` holds true of, ASCII
+    /// or not.
+    #[test]
+    fn first_words_end_at_any_whitespace() {
+        for (command, word) in [
+            ("git status", "git"),
+            ("git\tstatus", "git"),
+            ("git\x0Bstatus", "git"),
+            ("git", "git"),
+            ("", ""),
+            (" git", ""),
+            ("git\u{a0}status", "git"),
+            ("gît\u{2003}x", "gît"),
+            ("é x", "é"),
+        ] {
+            assert_eq!(first_word(command), word, "{command:?}");
+            assert_eq!(first_word(command), command.split(char::is_whitespace).next().unwrap_or_default());
+        }
     }
 
     #[test]

@@ -61,6 +61,7 @@ mod wrappers;
 
 pub(crate) use readonly::flags_and_operands;
 pub use readonly::{is_read_only, is_read_only_command};
+pub(crate) use wrappers::basename;
 
 /// Commands longer than this many characters are never auto-approved ([`Hazard::TooLong`]).
 pub const MAX_COMMAND_CHARS: usize = 10_000;

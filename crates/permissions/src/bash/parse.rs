@@ -41,8 +41,6 @@ pub(super) fn parse(src: &str, deadline: Instant) -> Option<Tree> {
 
 /// Runs one bounded parse on `parser`, leaving it ready for the next one.
 fn parse_with(parser: &mut Parser, src: &str, deadline: Instant) -> Option<Tree> {
-    // A cancelled parse leaves state behind that the next parse would resume.
-    parser.reset();
     let bytes = src.as_bytes();
     let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
     let mut progress =
@@ -50,7 +48,28 @@ fn parse_with(parser: &mut Parser, src: &str, deadline: Instant) -> Option<Tree>
     let options = ParseOptions::new().progress_callback(&mut progress);
     let tree = parser.parse_with_options(&mut input, None, Some(options));
     if tree.is_none() {
+        // A cancelled parse leaves state behind that the next parse would resume (a
+        // finished one leaves the parser ready).
         parser.reset();
     }
     tree
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A parse cut off by its deadline leaves the thread's parser ready for the next one.
+    #[test]
+    fn a_cancelled_parse_does_not_spoil_the_next() {
+        let long = "echo a && ".repeat(20_000) + "true";
+        assert!(parse(&long, Instant::now()).is_none(), "a parse past its deadline is cancelled");
+        let tree = parse("echo hi | wc -c", Instant::now() + PARSE_BUDGET).expect("parsed");
+        let root = tree.root_node();
+        assert!(!root.has_error());
+        assert_eq!(
+            root.to_sexp(),
+            "(program (pipeline (command name: (command_name (word)) argument: (word)) (command name: (command_name (word)) argument: (word))))"
+        );
+    }
 }

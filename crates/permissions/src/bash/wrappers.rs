@@ -34,9 +34,8 @@ enum Wrapper {
 /// The wrapper a command name stands for: a bare name or an absolute path to one
 /// (`/usr/bin/env`); a relative path (`./timeout`) is a program of its own.
 fn wrapper_kind(value: &str) -> Option<Wrapper> {
-    let base = match value.rsplit_once('/') {
-        Some(("", base)) => base,
-        Some((dir, base)) if dir.starts_with('/') => base,
+    let base = match value.rfind('/') {
+        Some(at) if value.starts_with('/') => &value[at + 1..],
         Some(_) => return None,
         None => value,
     };
@@ -60,8 +59,15 @@ fn wrapper_kind(value: &str) -> Option<Wrapper> {
 }
 
 /// The last path component of a command name (`/bin/rm` → `rm`).
-pub(super) fn basename(value: &str) -> &str {
-    value.rsplit('/').next().unwrap_or(value)
+///
+/// ```text
+/// basename("/bin/rm") == "rm", basename("rm") == "rm", basename("dir/") == ""
+/// ```
+pub(crate) fn basename(value: &str) -> &str {
+    match value.as_bytes().iter().rposition(|&b| b == b'/') {
+        Some(at) => &value[at + 1..],
+        None => value,
+    }
 }
 
 /// The options a wrapper accepts, getopt style.
@@ -492,11 +498,12 @@ pub(super) fn xargs_payload(argv: &[Text<'_>]) -> Option<usize> {
     (!scan.unresolved).then_some(scan.next)
 }
 
-/// The shells whose `-c` string is parsed as Bash.
-const BASH_LIKE_SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh"];
-
-/// Shells with a `-c` option whose language the analyser does not parse.
-const OTHER_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell"];
+/// Whether `shell` is one whose `-c` string is parsed as Bash. (Shells with a `-c` option
+/// whose language the analyser does not parse are `fish`, `csh`, `tcsh`, `nu`, `elvish`,
+/// `xonsh`, `pwsh` and `powershell`: their strings are dynamic evaluation.)
+fn is_bash_like_shell(shell: &str) -> bool {
+    matches!(shell, "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "posh")
+}
 
 impl<'s> Walker<'s, '_, '_> {
     /// Lists the simple command made of `words` (after `assignments`), stripping wrappers.
@@ -713,8 +720,8 @@ impl<'s> Walker<'s, '_, '_> {
                     }
                 }
             }
-            shell if BASH_LIKE_SHELLS.contains(&shell) => self.shell_string(words, name, outer()),
-            shell if OTHER_SHELLS.contains(&shell) => {
+            shell if is_bash_like_shell(shell) => self.shell_string(words, name, outer()),
+            "fish" | "csh" | "tcsh" | "nu" | "elvish" | "xonsh" | "pwsh" | "powershell" => {
                 let runs_string = words[1..].iter().any(|word| {
                     word.value == "-c"
                         || word.value.eq_ignore_ascii_case("-command")
