@@ -270,6 +270,43 @@ pub(crate) struct Content<'r> {
     pub analysis: Option<BashAnalysis<'r>>,
 }
 
+/// One call, as the layers see it.
+#[derive(Clone, Copy)]
+struct Call<'i, 'c> {
+    /// The tool's canonical name.
+    name: &'c str,
+    tool: &'c dyn Tool,
+    input: &'i Value,
+    ctx: &'c ToolContext,
+    hook: Option<&'c HookVerdict>,
+    /// The permission mode in force (`bypassPermissions` already refused if disabled).
+    mode: PermissionMode,
+}
+
+impl Call<'_, '_> {
+    /// Rules that would allow the call, generalised (for an ask).
+    fn suggestions(&self, content: Option<&Content<'_>>) -> Vec<String> {
+        let analysis = content.and_then(|c| c.analysis.as_ref());
+        suggest_rules_with(self.name, self.tool, self.input, self.ctx, analysis)
+    }
+}
+
+/// What the layer that decided said.
+struct Verdict {
+    behavior: PermissionBehavior,
+    reason: DecisionReason,
+    message: String,
+    ask: AskKind,
+    /// The rule suggestions, when the layer computed them already.
+    suggestions: Option<Vec<String>>,
+}
+
+impl Verdict {
+    fn new(behavior: PermissionBehavior, reason: DecisionReason, message: String, ask: AskKind) -> Self {
+        Verdict { behavior, reason, message, ask, suggestions: None }
+    }
+}
+
 impl PermissionEngine {
     /// A builder from merged settings.
     pub fn builder(settings: PermissionSettings) -> PermissionEngineBuilder {
@@ -344,150 +381,124 @@ impl PermissionEngine {
             mode = PermissionMode::Default;
         }
         let book = self.read_rules();
-        let rules = book.rules.as_slice();
-        // The content layer's view of the call (for Bash, the analysis), computed once and
-        // used only past the tool-wide rules.
-        let content_cell: std::cell::OnceCell<Content<'_>> = std::cell::OnceCell::new();
         // The rules that name this tool (indexed once per tool, not scanned per call).
         let tool_rules = book.for_tool(name);
-        let relevant = || tool_rules.relevant.iter().map(|&i| &rules[i]);
-        let content = || content_cell.get_or_init(|| self.content(&book, &tool_rules, name, tool, input, ctx));
-        // Suggestions are only needed for an ask.
-        let suggestions_cell = std::cell::OnceCell::new();
-        let suggestions = || {
-            suggestions_cell.get_or_init(|| {
-                let analysis = content_cell.get().and_then(|c| c.analysis.as_ref());
-                suggest_rules_with(name, tool, input, ctx, analysis)
-            })
+        let call = Call { name, tool, input, ctx, hook, mode };
+        // The content layer's view of the call (for Bash, the analysis), computed only past the
+        // tool-wide rules.
+        let mut content = None;
+        let verdict = self.layers(&book, &tool_rules, &call, &mut trace, &mut content);
+        let Verdict { mut behavior, mut reason, mut message, ask, suggestions } = verdict;
+        if behavior == PermissionBehavior::Ask && mode == PermissionMode::DontAsk {
+            trace.push(LayerVerdict { layer: "mode", verdict: "dontAsk turns the ask into a deny".into() });
+            behavior = PermissionBehavior::Deny;
+            reason = DecisionReason::Mode { mode };
+            message.push_str(" (dontAsk mode denies every call that would ask)");
+        }
+        let mut verdict = String::with_capacity(behavior.as_str().len() + 2 + message.len());
+        verdict.push_str(behavior.as_str());
+        verdict.push_str(": ");
+        verdict.push_str(&message);
+        trace.push(LayerVerdict { layer: "result", verdict });
+        let suggestions = if behavior == PermissionBehavior::Ask {
+            suggestions.unwrap_or_else(|| call.suggestions(content.as_ref()))
+        } else {
+            Vec::new()
         };
-        let finish = |behavior, reason, message: String, ask, mut trace: Vec<LayerVerdict>| {
-            let (behavior, reason, message) = if behavior == PermissionBehavior::Ask && mode == PermissionMode::DontAsk
-            {
-                trace.push(LayerVerdict { layer: "mode", verdict: "dontAsk turns the ask into a deny".into() });
-                (
-                    PermissionBehavior::Deny,
-                    DecisionReason::Mode { mode },
-                    format!("{message} (dontAsk mode denies every call that would ask)"),
-                )
-            } else {
-                (behavior, reason, message)
-            };
-            let mut verdict = String::with_capacity(behavior.as_str().len() + 2 + message.len());
-            verdict.push_str(behavior.as_str());
-            verdict.push_str(": ");
-            verdict.push_str(&message);
-            trace.push(LayerVerdict { layer: "result", verdict });
-            let suggestions = if behavior == PermissionBehavior::Ask { suggestions().clone() } else { Vec::new() };
-            Evaluation { decision: PermissionDecision::new(behavior, reason, message), trace, suggestions, ask }
-        };
+        Evaluation { decision: PermissionDecision::new(behavior, reason, message), trace, suggestions, ask }
+    }
+
+    /// The layers of [`PermissionEngine::evaluate`], in order, up to the first that decides.
+    fn layers<'b>(
+        &self,
+        book: &'b RuleBook,
+        tool_rules: &ToolRules,
+        call: &Call<'b, '_>,
+        trace: &mut Vec<LayerVerdict>,
+        content_slot: &mut Option<Content<'b>>,
+    ) -> Verdict {
+        let Call { name, tool, input, ctx, hook, mode } = *call;
+        let rules = book.rules.as_slice();
         let rule_reason = |e: &RuleEntry| DecisionReason::Rule { rule: e.text.clone(), source: e.origin.clone() };
 
         // 1. hook deny, tool-wide deny.
         if let Some(h) = hook.filter(|h| h.behavior == PermissionBehavior::Deny) {
             let why = h.reason.clone().unwrap_or_else(|| "a PreToolUse hook denied the call".into());
             trace.push(LayerVerdict { layer: "hook", verdict: format!("deny: {why}") });
-            return finish(
-                PermissionBehavior::Deny,
-                DecisionReason::Hook { hook: h.hook.clone(), reason: h.reason.clone() },
-                why,
-                AskKind::Forced,
-                trace,
-            );
+            let reason = DecisionReason::Hook { hook: h.hook.clone(), reason: h.reason.clone() };
+            return Verdict::new(PermissionBehavior::Deny, reason, why, AskKind::Forced);
         }
-        let tool_wide = |behavior| relevant().find(|r| r.behavior() == behavior && r.is_bare() && r.param.is_none());
-        if let Some(r) = tool_wide(PermissionBehavior::Deny) {
+        if let Some(r) = tool_rules.tool_wide(rules, PermissionBehavior::Deny) {
             trace.push(LayerVerdict {
                 layer: "deny rules",
                 verdict: format!("{} denies every {name} call", r.entry.text),
             });
             let msg = format!("{name} is denied by the rule {} in {}", r.entry.text, r.entry.origin);
-            return finish(PermissionBehavior::Deny, rule_reason(&r.entry), msg, AskKind::Forced, trace);
+            return Verdict::new(PermissionBehavior::Deny, rule_reason(&r.entry), msg, AskKind::Forced);
         }
         // 2. tool-wide ask.
-        if let Some(r) = tool_wide(PermissionBehavior::Ask) {
+        if let Some(r) = tool_rules.tool_wide(rules, PermissionBehavior::Ask) {
             trace.push(LayerVerdict {
                 layer: "ask rules",
                 verdict: format!("{} asks for every {name} call", r.entry.text),
             });
             let msg = format!("{name} needs approval: rule {} in {}", r.entry.text, r.entry.origin);
-            return finish(PermissionBehavior::Ask, rule_reason(&r.entry), msg, AskKind::Forced, trace);
+            return Verdict::new(PermissionBehavior::Ask, rule_reason(&r.entry), msg, AskKind::Forced);
         }
 
         // 3. content.
-        let content = content();
-        if let Some((entry, detail)) = &content.deny {
-            trace.push(LayerVerdict { layer: "deny rules", verdict: detail.clone() });
+        let content = content_slot.insert(self.content(book, tool_rules, name, tool, input, ctx));
+        if let Some((entry, detail)) = content.deny.take() {
             let msg = format!("{detail}: denied by the rule {} in {}", entry.text, entry.origin);
-            return finish(PermissionBehavior::Deny, rule_reason(entry), msg, AskKind::Forced, trace);
+            trace.push(LayerVerdict { layer: "deny rules", verdict: detail });
+            return Verdict::new(PermissionBehavior::Deny, rule_reason(entry), msg, AskKind::Forced);
         }
         let own = tool.check_permissions(input, ctx);
         if own != PermissionCheck::Passthrough {
             trace.push(LayerVerdict { layer: "tool", verdict: format!("{own:?}") });
         }
         if let PermissionCheck::Deny { detail } = &own {
-            return finish(
-                PermissionBehavior::Deny,
-                DecisionReason::Tool { detail: detail.clone() },
-                detail.clone(),
-                AskKind::Forced,
-                trace,
-            );
+            let reason = DecisionReason::Tool { detail: detail.clone() };
+            return Verdict::new(PermissionBehavior::Deny, reason, detail.clone(), AskKind::Forced);
         }
-        if let Some((entry, detail)) = &content.ask {
-            trace.push(LayerVerdict { layer: "ask rules", verdict: detail.clone() });
+        if let Some((entry, detail)) = content.ask.take() {
             let msg = format!("{detail}: needs approval by the rule {} in {}", entry.text, entry.origin);
-            return finish(PermissionBehavior::Ask, rule_reason(entry), msg, AskKind::Forced, trace);
+            trace.push(LayerVerdict { layer: "ask rules", verdict: detail });
+            return Verdict::new(PermissionBehavior::Ask, rule_reason(entry), msg, AskKind::Forced);
         }
-        if let Some(detail) = &content.critical {
-            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
+        if let Some(detail) = content.critical.take() {
             let msg = format!("{detail}; only a person can approve this");
-            return finish(
-                PermissionBehavior::Ask,
-                DecisionReason::Safety { detail: detail.clone() },
-                msg,
-                AskKind::PersonOnly,
-                trace,
-            );
+            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
+            return Verdict::new(PermissionBehavior::Ask, DecisionReason::Safety { detail }, msg, AskKind::PersonOnly);
         }
         let hook_allow = hook.filter(|h| h.behavior == PermissionBehavior::Allow);
         if tool.requires_user_interaction() && !hook_allow.is_some_and(|h| h.updated_input) {
             let detail = format!("{name} needs a person to answer it");
-            return finish(
-                PermissionBehavior::Ask,
-                DecisionReason::Tool { detail: detail.clone() },
-                detail,
-                AskKind::PersonOnly,
-                trace,
-            );
+            let reason = DecisionReason::Tool { detail: detail.clone() };
+            return Verdict::new(PermissionBehavior::Ask, reason, detail, AskKind::PersonOnly);
         }
-        if let Some(detail) = &content.protected
-            && hook_allow.is_none()
+        if hook_allow.is_none()
+            && let Some(detail) = content.protected.take()
         {
-            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
             let msg = format!("{detail}; writes there are never approved automatically");
-            return finish(
-                PermissionBehavior::Ask,
-                DecisionReason::Safety { detail: detail.clone() },
-                msg,
-                AskKind::Forced,
-                trace,
-            );
+            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
+            return Verdict::new(PermissionBehavior::Ask, DecisionReason::Safety { detail }, msg, AskKind::Forced);
         }
 
         // 4. hooks, plan mode, the tool's own opinion, automatic approvals.
         if let Some(h) = hook {
             let reason = DecisionReason::Hook { hook: h.hook.clone(), reason: h.reason.clone() };
-            let why = h.reason.clone().unwrap_or_default();
+            let why = h.reason.as_deref().unwrap_or_default();
             match h.behavior {
                 PermissionBehavior::Allow => {
                     trace.push(LayerVerdict { layer: "hook", verdict: "allow".into() });
-                    let msg = format!("allowed by a PreToolUse hook{}", suffix(&why));
-                    return finish(PermissionBehavior::Allow, reason, msg, AskKind::Open, trace);
+                    let msg = format!("allowed by a PreToolUse hook{}", suffix(why));
+                    return Verdict::new(PermissionBehavior::Allow, reason, msg, AskKind::Open);
                 }
                 PermissionBehavior::Ask => {
                     trace.push(LayerVerdict { layer: "hook", verdict: "ask".into() });
-                    let msg = format!("a PreToolUse hook asks for approval{}", suffix(&why));
-                    return finish(PermissionBehavior::Ask, reason, msg, AskKind::Forced, trace);
+                    let msg = format!("a PreToolUse hook asks for approval{}", suffix(why));
+                    return Verdict::new(PermissionBehavior::Ask, reason, msg, AskKind::Forced);
                 }
                 PermissionBehavior::Deny => {}
             }
@@ -497,64 +508,58 @@ impl PermissionEngine {
             let msg = format!(
                 "plan mode allows only read-only work; {name} would change files. Present the plan with ExitPlanMode first"
             );
-            return finish(PermissionBehavior::Deny, DecisionReason::Mode { mode }, msg, AskKind::Forced, trace);
+            return Verdict::new(PermissionBehavior::Deny, DecisionReason::Mode { mode }, msg, AskKind::Forced);
         }
         match own {
             PermissionCheck::Allow { detail } => {
-                return finish(
-                    PermissionBehavior::Allow,
-                    DecisionReason::Tool { detail: detail.clone() },
-                    detail,
-                    AskKind::Open,
-                    trace,
-                );
+                let reason = DecisionReason::Tool { detail: detail.clone() };
+                return Verdict::new(PermissionBehavior::Allow, reason, detail, AskKind::Open);
             }
             PermissionCheck::Ask { detail } => {
-                return finish(
-                    PermissionBehavior::Ask,
-                    DecisionReason::Tool { detail: detail.clone() },
-                    detail,
-                    AskKind::Forced,
-                    trace,
-                );
+                let reason = DecisionReason::Tool { detail: detail.clone() };
+                return Verdict::new(PermissionBehavior::Ask, reason, detail, AskKind::Forced);
             }
             _ => {}
         }
-        if let Some(reason) = &content.auto_allow {
-            let detail = match reason {
+        if let Some(reason) = content.auto_allow.take() {
+            let detail = match &reason {
                 DecisionReason::Tool { detail } | DecisionReason::Classifier { reason: detail, .. } => detail.clone(),
                 other => other.kind().to_owned(),
             };
             trace.push(LayerVerdict { layer: "automatic", verdict: detail.clone() });
-            return finish(PermissionBehavior::Allow, reason.clone(), detail, AskKind::Open, trace);
+            return Verdict::new(PermissionBehavior::Allow, reason, detail, AskKind::Open);
         }
         if mode == PermissionMode::AcceptEdits && content.accept_edits_ok {
             let msg = "acceptEdits mode allows edits inside the working directories".to_owned();
-            return finish(PermissionBehavior::Allow, DecisionReason::Mode { mode }, msg, AskKind::Open, trace);
+            return Verdict::new(PermissionBehavior::Allow, DecisionReason::Mode { mode }, msg, AskKind::Open);
         }
         // 5. bypass.
         if mode == PermissionMode::BypassPermissions {
             let msg = "bypassPermissions mode allows the call".to_owned();
-            return finish(PermissionBehavior::Allow, DecisionReason::Mode { mode }, msg, AskKind::Open, trace);
+            return Verdict::new(PermissionBehavior::Allow, DecisionReason::Mode { mode }, msg, AskKind::Open);
         }
         // 6. allow rules.
-        if let Some(r) = tool_wide(PermissionBehavior::Allow) {
+        if let Some(r) = tool_rules.tool_wide(rules, PermissionBehavior::Allow) {
             let msg = format!("allowed by the rule {} in {}", r.entry.text, r.entry.origin);
-            return finish(PermissionBehavior::Allow, rule_reason(&r.entry), msg, AskKind::Open, trace);
+            return Verdict::new(PermissionBehavior::Allow, rule_reason(&r.entry), msg, AskKind::Open);
         }
-        if let Some(entry) = &content.allow_rule {
+        if let Some(entry) = content.allow_rule {
             let msg = format!("allowed by the rule {} in {}", entry.text, entry.origin);
-            return finish(PermissionBehavior::Allow, rule_reason(entry), msg, AskKind::Open, trace);
+            return Verdict::new(PermissionBehavior::Allow, rule_reason(entry), msg, AskKind::Open);
         }
         // 7. nothing decided.
-        let msg = match (&content.bash_hazard, suggestions().first()) {
+        let suggestions = call.suggestions(Some(content));
+        let msg = match (&content.bash_hazard, suggestions.first()) {
             (Some(hazard), _) => format!("{} needs approval: {hazard}", tool.render_use(input)),
             (None, Some(rule)) => {
                 format!("{} needs approval; the rule {rule} would allow it", tool.render_use(input))
             }
             (None, None) => format!("{} needs approval", tool.render_use(input)),
         };
-        finish(PermissionBehavior::Ask, DecisionReason::Default, msg, AskKind::Open, trace)
+        Verdict {
+            suggestions: Some(suggestions),
+            ..Verdict::new(PermissionBehavior::Ask, DecisionReason::Default, msg, AskKind::Open)
+        }
     }
 
     /// Runs every layer, settling an ask through the classifier, PermissionRequest hooks

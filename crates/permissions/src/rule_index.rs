@@ -8,11 +8,11 @@
 //! set per family and behaviour on first use. Adding rules clears the indexes; they are
 //! rebuilt on the next call.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use globset::{Candidate, GlobSet};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use toolgate_core::PermissionBehavior;
 
@@ -24,7 +24,7 @@ pub(crate) struct RuleBook {
     /// Every rule.
     pub rules: Vec<CompiledRule>,
     /// Each tool's view of `rules`, by canonical tool name.
-    by_tool: RwLock<HashMap<String, Arc<ToolRules>>>,
+    by_tool: RwLock<FxHashMap<String, Arc<ToolRules>>>,
     /// The `Read(path)` and `Edit(path)` rules as glob sets.
     paths: OnceLock<PathRules>,
 }
@@ -32,7 +32,7 @@ pub(crate) struct RuleBook {
 impl RuleBook {
     /// A book over `rules`.
     pub fn new(rules: Vec<CompiledRule>) -> Self {
-        RuleBook { rules, by_tool: RwLock::new(HashMap::new()), paths: OnceLock::new() }
+        RuleBook { rules, by_tool: RwLock::new(FxHashMap::default()), paths: OnceLock::new() }
     }
 
     /// Adds rules at the end and drops the indexes built so far.
@@ -66,6 +66,20 @@ pub(crate) struct ToolRules {
     pub params: Vec<usize>,
     /// The command-specifier rules among them (not bare), by first word.
     pub commands: CommandIndex,
+    /// The first tool-wide rule (bare, no parameter) that denies, asks and allows.
+    pub tool_wide: [Option<usize>; 3],
+}
+
+impl ToolRules {
+    /// The first tool-wide rule with `behavior`.
+    pub fn tool_wide<'r>(&self, rules: &'r [CompiledRule], behavior: PermissionBehavior) -> Option<&'r CompiledRule> {
+        let slot = match behavior {
+            PermissionBehavior::Deny => 0,
+            PermissionBehavior::Ask => 1,
+            PermissionBehavior::Allow => 2,
+        };
+        self.tool_wide[slot].map(|i| &rules[i])
+    }
 }
 
 impl ToolRules {
@@ -78,7 +92,15 @@ impl ToolRules {
                 commands.insert(i, pattern);
             }
         }
-        ToolRules { relevant, params, commands }
+        let first = |behavior| {
+            relevant.iter().copied().find(|&i| {
+                let r = &rules[i];
+                r.behavior() == behavior && r.is_bare() && r.param.is_none()
+            })
+        };
+        let tool_wide =
+            [first(PermissionBehavior::Deny), first(PermissionBehavior::Ask), first(PermissionBehavior::Allow)];
+        ToolRules { relevant, params, commands, tool_wide }
     }
 }
 

@@ -42,6 +42,7 @@
 //!   `diff -r` unless `--no-dereference` is given.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use super::walk::has_substitution_text;
 use super::wrappers::{basename, xargs_payload};
@@ -134,9 +135,26 @@ pub(crate) fn flags_and_operands<'a>(
     Some((parsed.flags, parsed.operands))
 }
 
-/// The table entry for a bare command name.
+/// The table entry for a bare command name: a binary search among the entries that start
+/// with its first byte (the table is sorted, so they are one run).
 fn lookup(name: &str) -> Option<&'static Spec> {
-    TABLE.binary_search_by(|spec| spec.name.cmp(name)).ok().map(|index| &TABLE[index])
+    static RUNS: OnceLock<[(u16, u16); 256]> = OnceLock::new();
+    let runs = RUNS.get_or_init(|| {
+        let mut runs = [(0u16, 0u16); 256];
+        for (at, spec) in TABLE.iter().enumerate() {
+            let at = u16::try_from(at).unwrap_or(u16::MAX);
+            let run = &mut runs[usize::from(spec.name.as_bytes().first().copied().unwrap_or(0))];
+            if run.1 == 0 {
+                *run = (at, at + 1);
+            } else {
+                run.1 = at + 1;
+            }
+        }
+        runs
+    });
+    let (start, end) = runs[usize::from(name.as_bytes().first().copied().unwrap_or(0))];
+    let run = TABLE.get(usize::from(start)..usize::from(end))?;
+    run.binary_search_by(|spec| spec.name.cmp(name)).ok().map(|index| &run[index])
 }
 
 /// One vetted command.
@@ -1817,6 +1835,19 @@ mod table {
         }
         for (name, _) in GIT_SUBCOMMANDS {
             assert!(GIT_SUBCOMMANDS.iter().filter(|(other, _)| other == name).count() == 1, "git {name} twice");
+        }
+    }
+
+    /// The first-byte runs find every entry, and nothing that is not one.
+    #[test]
+    fn lookup_finds_every_entry_and_nothing_else() {
+        for spec in TABLE {
+            assert!(lookup(spec.name).is_some_and(|found| std::ptr::eq(found, spec)), "{}", spec.name);
+            let longer = format!("{}x", spec.name);
+            assert!(lookup(&longer).is_none_or(|found| found.name == longer), "{longer}");
+        }
+        for absent in ["", "zzz", "rm", "\u{e9}", "LS", "l"] {
+            assert!(lookup(absent).is_none(), "{absent:?}");
         }
     }
 
