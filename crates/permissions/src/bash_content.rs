@@ -78,12 +78,13 @@ pub(crate) fn bash_content<'b>(
     let mut allows: SmallVec<[Option<&'b CompiledRule>; 4]> = SmallVec::new();
     for cmd in &analysis.commands {
         let spelled = Spellings::of(cmd);
-        let found = commands.find_each(rules, &spelled.as_slice(), spelled.allow_count);
+        let found = commands.find_each(rules, &spelled.as_slice(), spelled.allow_mask);
         for (rule, slot) in [(found.deny, &mut content.deny), (found.ask, &mut content.ask)] {
             if slot.is_none()
                 && let Some(r) = rule
             {
-                *slot = Some((&r.entry, format!("the command `{}`", cmd.text)));
+                let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
+                *slot = Some((&r.entry, format!("the command `{shown}`")));
             }
         }
         allows.push(found.allow);
@@ -168,7 +169,9 @@ pub(crate) fn bash_content<'b>(
             check.accept_ok = edits_ok;
         }
         // Allow rules: every command not read-only must be matched.
-        let env_ok = cmd.assignments.iter().all(|(k, _)| SAFE_ENV.contains(&&**k) || k.starts_with("LC_"));
+        // (A wrapper's own assignments are part of the text its allow rule matched.)
+        let leading = cmd.wrapped.as_ref().map_or(cmd.assignments.len(), |w| w.assignments);
+        let env_ok = cmd.assignments[..leading].iter().all(|(k, _)| SAFE_ENV.contains(&&**k) || k.starts_with("LC_"));
         match allow {
             Some(r) if env_ok && !cmd.has_expansion => {
                 check.allowing_rule.get_or_insert(&r.entry);
@@ -415,25 +418,43 @@ impl Check<'_, '_, '_> {
     }
 }
 
-/// The spellings a command rule is tried against: the words joined, the source text, and
-/// the words with the program's directory dropped (`/bin/rm` is `rm`) and git's global
-/// options dropped (`git --no-pager push` is `git push`). Deny and ask rules may match any;
-/// allow rules the words joined and the source text.
+/// The spellings a command rule is tried against: the words joined, the source text, the
+/// words with the program's directory dropped (`/bin/rm` is `rm`) and git's global options
+/// dropped (`git --no-pager push` is `git push`), and, for a command run through a wrapper
+/// Claude Code keeps (`sudo`, `env` …), the command with that wrapper, as written and joined.
+/// Deny and ask rules may match any; allow rules the words joined and the source text, or,
+/// for a command run through such a wrapper, only its forms with the wrapper.
 struct Spellings<'c> {
-    /// The words joined by spaces, when that differs from the source text.
-    joined: Option<String>,
-    /// The source text.
-    text: &'c str,
-    /// The words joined, the program by its basename and without git's global options,
-    /// when that differs from the words joined.
-    bare: Option<String>,
-    /// How many of [`Spellings::as_slice`] allow rules are tried against.
-    allow_count: usize,
+    /// The distinct spellings.
+    all: SmallVec<[Spelling<'c>; 3]>,
+    /// Bit `k` set: allow rules are tried against `all[k]`.
+    allow_mask: u32,
+}
+
+/// One spelling, borrowed from the command or built.
+enum Spelling<'c> {
+    Borrowed(&'c str),
+    Built(String),
+}
+
+impl Spelling<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Spelling::Borrowed(text) => text,
+            Spelling::Built(text) => text,
+        }
+    }
 }
 
 impl<'c> Spellings<'c> {
     fn of(cmd: &'c SimpleCommand<'_>) -> Self {
-        let joined = (!joins_to(&cmd.argv, &cmd.text)).then(|| cmd.argv.join(" "));
+        let mut spellings = Spellings { all: SmallVec::new(), allow_mask: 0 };
+        let wrapped = cmd.wrapped.as_ref();
+        let plain_allows = wrapped.is_none();
+        if !joins_to(&cmd.argv, &cmd.text) {
+            spellings.add(Spelling::Built(cmd.argv.join(" ")), plain_allows);
+        }
+        spellings.add(Spelling::Borrowed(&cmd.text), plain_allows);
         let bare = cmd.argv.first().and_then(|first| {
             let program = basename(first);
             let skip = if program == "git" { git_global_options(&cmd.argv[1..]) } else { 0 };
@@ -447,21 +468,40 @@ impl<'c> Spellings<'c> {
             }
             Some(joined)
         });
-        let allow_count = if joined.is_some() { 2 } else { 1 };
-        Spellings { joined, text: &cmd.text, bare, allow_count }
+        if let Some(bare) = bare {
+            spellings.add(Spelling::Built(bare), false);
+        }
+        if let Some(wrapped) = wrapped {
+            spellings.add(Spelling::Borrowed(&wrapped.joined), true);
+            spellings.add(Spelling::Borrowed(&wrapped.text), true);
+            // The wrapper by its basename (`/usr/bin/sudo` is `sudo`), for deny and ask rules.
+            let (first, rest) = wrapped.joined.split_once(' ').unwrap_or((&wrapped.joined, ""));
+            let program = basename(first);
+            if program != first {
+                let bare = if rest.is_empty() { program.to_owned() } else { format!("{program} {rest}") };
+                spellings.add(Spelling::Built(bare), false);
+            }
+        }
+        spellings
     }
 
-    /// The distinct spellings, the words joined first.
-    fn as_slice(&self) -> SmallVec<[&str; 3]> {
-        let mut out: SmallVec<[&str; 3]> = SmallVec::new();
-        out.extend(self.joined.as_deref());
-        out.push(self.text);
-        if let Some(bare) = self.bare.as_deref()
-            && !out.contains(&bare)
-        {
-            out.push(bare);
+    /// Adds `spelling` unless it is there already; `allows`: allow rules are tried against it.
+    fn add(&mut self, spelling: Spelling<'c>, allows: bool) {
+        let at = match self.all.iter().position(|known| known.as_str() == spelling.as_str()) {
+            Some(at) => at,
+            None => {
+                self.all.push(spelling);
+                self.all.len() - 1
+            }
+        };
+        if allows {
+            self.allow_mask |= 1 << at;
         }
-        out
+    }
+
+    /// The spellings, as strings.
+    fn as_slice(&self) -> SmallVec<[&str; 3]> {
+        self.all.iter().map(Spelling::as_str).collect()
     }
 }
 
@@ -523,13 +563,30 @@ mod tests {
         let spelled = |src: &str| {
             let analysis = analyze(src);
             let spellings = Spellings::of(&analysis.commands[0]);
-            (spellings.as_slice().iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), spellings.allow_count)
+            let all = spellings.as_slice().iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+            let allowed = (0..all.len()).filter(|k| spellings.allow_mask >> k & 1 == 1).collect::<Vec<_>>();
+            (all, allowed)
         };
-        assert_eq!(spelled("git status"), (vec!["git status".to_owned()], 1));
-        assert_eq!(spelled("git  status"), (vec!["git status".to_owned(), "git  status".to_owned()], 2));
-        assert_eq!(spelled("'rm' x"), (vec!["rm x".to_owned(), "'rm' x".to_owned()], 2));
-        assert_eq!(spelled("/bin/rm x"), (vec!["/bin/rm x".to_owned(), "rm x".to_owned()], 1));
-        assert_eq!(spelled("git --no-pager push"), (vec!["git --no-pager push".to_owned(), "git push".to_owned()], 1));
+        assert_eq!(spelled("git status"), (vec!["git status".to_owned()], vec![0]));
+        assert_eq!(spelled("git  status"), (vec!["git status".to_owned(), "git  status".to_owned()], vec![0, 1]));
+        assert_eq!(spelled("'rm' x"), (vec!["rm x".to_owned(), "'rm' x".to_owned()], vec![0, 1]));
+        assert_eq!(spelled("/bin/rm x"), (vec!["/bin/rm x".to_owned(), "rm x".to_owned()], vec![0]));
+        assert_eq!(
+            spelled("git --no-pager push"),
+            (vec!["git --no-pager push".to_owned(), "git push".to_owned()], vec![0])
+        );
+        // A wrapper Claude Code keeps: allow rules see the command with it only.
+        assert_eq!(
+            spelled("timeout 5 sudo -u root rm x"),
+            (vec!["rm x".to_owned(), "sudo -u root rm x".to_owned()], vec![1])
+        );
+        assert_eq!(
+            spelled("'sudo' rm  x"),
+            (
+                vec!["rm x".to_owned(), "rm  x".to_owned(), "sudo rm x".to_owned(), "'sudo' rm  x".to_owned()],
+                vec![2, 3]
+            )
+        );
     }
 
     #[test]

@@ -118,6 +118,60 @@ fn check(
 
 use PermissionMode::{AcceptEdits, BypassPermissions as Bypass, Default as Dflt, DontAsk, Plan};
 
+/// Claude Code strips `timeout`, `nice`, `nohup` … before matching rules, not `sudo`, `doas`,
+/// `env`, `exec`: a rule for a command does not allow it as root, and rules on those wrappers
+/// apply to what they run.
+#[test]
+fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
+    let s = settings(json!({"permissions": {
+        "allow": ["Bash(mkdir:*)", "Bash(sudo apt-get install:*)", "Bash(env LANG=C make:*)"],
+        "deny": ["Bash(sudo:*)", "Bash(rm:*)"],
+        "ask": ["Bash(doas:*)"],
+    }}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    let allow_only = settings(json!({"permissions": {"allow": ["Bash(mkdir:*)", "Bash(make:*)"]}}));
+    let permissive = PermissionEngine::builder(allow_only).home(Some("/home/u".into())).cwd("/repo").build();
+    for (engine, command, behavior, reason) in [
+        // A deny rule on the wrapper fires, through the wrappers Claude Code strips too.
+        (&engine, "sudo ls", Deny, "rule"),
+        (&engine, "sudo -u root make", Deny, "rule"),
+        (&engine, "timeout 5 sudo mkdir x", Deny, "rule"),
+        (&engine, "'sudo' mkdir x", Deny, "rule"),
+        (&engine, "/usr/bin/sudo mkdir x", Deny, "rule"),
+        (&engine, "doas mkdir x", Ask, "rule"),
+        // The wrapped command's own rules still hold.
+        (&engine, "env rm x", Deny, "rule"),
+        (&engine, "mkdir x", Allow, "rule"),
+        (&engine, "timeout 5 mkdir x", Allow, "rule"),
+        (&engine, "nohup mkdir x", Allow, "rule"),
+        // An allow rule must name the wrapper: `mkdir:*` does not cover `env mkdir`.
+        (&engine, "env mkdir x", Ask, "default"),
+        (&engine, "env LANG=C make all", Allow, "rule"),
+        (&engine, "env LANG=C make all; env make all", Ask, "default"),
+        (&engine, "EVIL=1 env LANG=C make all", Ask, "default"),
+        (&permissive, "sudo mkdir x", Ask, "default"),
+        (&permissive, "doas make", Ask, "default"),
+        (&permissive, "exec make", Ask, "default"),
+        (&permissive, "env make", Ask, "default"),
+        (&permissive, "command make", Allow, "rule"),
+        (&permissive, "nice -n 5 make", Allow, "rule"),
+    ] {
+        let got = check(engine, &bash, json!({"command": command}), Dflt, None);
+        assert_eq!(got, (behavior, reason), "{command}");
+    }
+    let allow_apt = engine.evaluate(&bash, &json!({"command": "sudo apt-get install -y rg"}), &ctx(Dflt), None);
+    assert_eq!(allow_apt.decision.behavior, Deny, "the sudo deny beats the sudo allow");
+    let e = permissive.evaluate(&bash, &json!({"command": "sudo mkdir -p a*"}), &ctx(Dflt), None);
+    assert_eq!(e.suggestions, ["Bash(sudo mkdir -p a\\*)"], "the command itself, not a prefix of sudo");
+    let e = engine.evaluate(&bash, &json!({"command": "timeout 5 sudo ls"}), &ctx(Dflt), None);
+    assert!(
+        e.decision.message.starts_with("the command `sudo ls`: denied by the rule Bash(sudo:*)"),
+        "{}",
+        e.decision.message
+    );
+}
+
 #[test]
 fn bash_table() {
     let engine = project_engine();

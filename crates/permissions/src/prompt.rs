@@ -120,6 +120,18 @@ pub(crate) fn suggest_rules_with(
             }
             let mut out: Vec<String> = Vec::new();
             for cmd in analysis.commands.iter().filter(|c| !crate::bash::is_read_only_command(c)) {
+                if let Some(wrapped) = &cmd.wrapped {
+                    // Run through a wrapper rules keep (`sudo`, `env` …): no prefix of it is safe
+                    // to suggest (`sudo:*` would allow anything as root); the command as it is.
+                    let rule = format!("{name}({})", escape_exact(&wrapped.joined));
+                    if !out.contains(&rule) {
+                        out.push(rule);
+                    }
+                    if out.len() == 5 {
+                        break;
+                    }
+                    continue;
+                }
                 let words: Vec<&str> = cmd.argv.iter().map(|a| &**a).take_while(|w| !w.starts_with('-')).collect();
                 let Some(first) = words.first() else { continue };
                 let mut keep = 1;
@@ -166,6 +178,12 @@ pub(crate) fn suggest_rules_with(
 }
 
 /// Escapes `(`, `)` and `\` for a rule specifier.
+/// `s` as an exact Bash specifier: [`escape`]d, and its stars literal (`\*`), so that it
+/// matches this one command only.
+fn escape_exact(s: &str) -> String {
+    escape(s).replace('*', "\\*")
+}
+
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

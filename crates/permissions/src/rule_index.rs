@@ -134,9 +134,10 @@ impl CommandIndex {
     }
 
     /// The first deny, ask and allow rule, in settings order, whose pattern matches one of
-    /// `commands` (the spellings of one command); allow rules are tried against the first
-    /// `allow_spellings` of them only, in one pass over the rules the first words name.
-    pub fn find_each<'r>(&self, rules: &'r [CompiledRule], commands: &[&str], allow_spellings: usize) -> Found<'r> {
+    /// `commands` (the spellings of one command); allow rules are tried against the spellings
+    /// whose bit is set in `allow_mask` only (bit `k` for `commands[k]`). One pass over the
+    /// rules the first words name.
+    pub fn find_each<'r>(&self, rules: &'r [CompiledRule], commands: &[&str], allow_mask: u32) -> Found<'r> {
         let mut best: [Option<usize>; 3] = [None; 3];
         let mut last: Option<(&str, &[usize])> = None;
         for (k, command) in commands.iter().enumerate() {
@@ -152,7 +153,7 @@ impl CommandIndex {
                     let slot = match rule.behavior() {
                         PermissionBehavior::Deny => 0,
                         PermissionBehavior::Ask => 1,
-                        PermissionBehavior::Allow if k < allow_spellings => 2,
+                        PermissionBehavior::Allow if allow_mask >> k & 1 == 1 => 2,
                         PermissionBehavior::Allow => continue,
                     };
                     // Each list is in settings order: past the best so far, nothing is better.

@@ -144,6 +144,24 @@ pub struct SimpleCommand<'s> {
     /// Whether an unquoted glob (`*`, `?`, `[..]`), brace expansion (`{a,b}`, `{1..3}`) or
     /// extglob appears in an argument.
     pub has_glob: bool,
+    /// The command with the wrappers Claude Code keeps when it matches rules (`env`, `sudo`,
+    /// `doas`, `exec`, `coproc`, from the first of them on), when one was stripped: deny and
+    /// ask rules are tried against it too (`Bash(sudo:*)`), and an allow rule must match it
+    /// (`Bash(rm:*)` does not allow `sudo rm x`).
+    pub wrapped: Option<Wrapped<'s>>,
+}
+
+/// A command as written with some of its wrappers: see [`SimpleCommand::wrapped`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wrapped<'s> {
+    /// The source text from the wrapper to the end of the command (`sudo -u root rm x`).
+    pub text: Text<'s>,
+    /// The same words with quotes removed, joined by spaces.
+    pub joined: String,
+    /// How many of the command's [`SimpleCommand::assignments`] precede the wrapper (`FOO=1`
+    /// of `FOO=1 sudo rm x`); the others are the wrapper's own (`env BAR=2 rm x`), part of
+    /// `text`.
+    pub assignments: usize,
 }
 
 impl SimpleCommand<'_> {
@@ -156,6 +174,7 @@ impl SimpleCommand<'_> {
             wrappers: self.wrappers.into_iter().map(owned).collect(),
             has_expansion: self.has_expansion,
             has_glob: self.has_glob,
+            wrapped: self.wrapped.map(|wrapped| Wrapped { text: owned(wrapped.text), ..wrapped }),
         }
     }
 }

@@ -549,6 +549,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             wrappers: Vec::new(),
             has_expansion: false,
             has_glob: false,
+            wrapped: None,
         });
     }
 

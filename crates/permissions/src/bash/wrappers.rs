@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use super::walk::{MAX_NESTING, Stdin, Walker, excerpt};
 use super::word::Word;
-use super::{Hazard, SimpleCommand, Text};
+use super::{Hazard, SimpleCommand, Text, Wrapped};
 
 /// A command that runs the command given in its arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +29,17 @@ enum Wrapper {
     Xargs,
     Exec,
     Coproc,
+}
+
+impl Wrapper {
+    /// Whether Claude Code keeps this wrapper when it matches rules (it strips `timeout`,
+    /// `time`, `nice`, `nohup`, `stdbuf`, `command`, `builtin`, `noglob` and `xargs`, not
+    /// `env`, `sudo`, `doas`, `exec` or `coproc`): then a rule for the wrapped command alone
+    /// does not allow it (`Bash(rm:*)` does not allow `sudo rm`), and rules on the wrapper
+    /// (`Bash(sudo:*)`) apply.
+    fn kept_for_rules(self) -> bool {
+        matches!(self, Wrapper::Env | Wrapper::Sudo | Wrapper::Doas | Wrapper::Exec | Wrapper::Coproc)
+    }
 }
 
 /// The wrapper a command name stands for: a bare name or an absolute path to one
@@ -549,6 +560,9 @@ impl<'s> Walker<'s, '_, '_> {
         mut chdir: bool,
     ) {
         let mut i = 0;
+        // Where the first wrapper that Claude Code does not strip stands (see
+        // `SimpleCommand::wrapped`).
+        let mut wrapped_from: Option<(usize, usize)> = None;
         while let Some(name) = words.get(i) {
             if !self.check_name(name) {
                 break;
@@ -569,6 +583,7 @@ impl<'s> Walker<'s, '_, '_> {
             }
             // No wrapped command: the wrapper is the command (`env` printing, `sudo -l`).
             let Some(next) = stripped.next else { break };
+            let stripped_assignments = stripped.assignments.len();
             assignments.extend(stripped.assignments);
             if stripped.chdir {
                 // `env -C DIR`, `sudo -D DIR`: the wrapped command's relative paths are relative
@@ -576,9 +591,13 @@ impl<'s> Walker<'s, '_, '_> {
                 self.out.hazard(Hazard::UnresolvedWrapper { wrapper: format!("{} (changes directory)", name.value) });
             }
             chdir |= stripped.chdir;
+            if wrapped_from.is_none() && wrapper.kept_for_rules() {
+                wrapped_from = Some((i, assignments.len() - stripped_assignments));
+            }
             if wrapper == Wrapper::Xargs {
                 // `xargs` stays a command of its own, so that a rule on it can match.
-                self.push_command(&words[i..], assignments.clone(), wrappers.clone(), chdir);
+                let wrapped = wrapped_from.map(|(from, leading)| (&words[from..], leading));
+                self.push_command(&words[i..], assignments.clone(), wrappers.clone(), chdir, wrapped);
             }
             if wrapper == Wrapper::Exec && !words[next].is_static() {
                 self.out.hazard(Hazard::DynamicEval { command: excerpt(&name.value) });
@@ -586,7 +605,8 @@ impl<'s> Walker<'s, '_, '_> {
             wrappers.push(name.value.clone());
             i = next;
         }
-        self.push_command(&words[i.min(words.len())..], assignments, wrappers, chdir);
+        let wrapped = wrapped_from.map(|(from, leading)| (&words[from..], leading));
+        self.push_command(&words[i.min(words.len())..], assignments, wrappers, chdir, wrapped);
     }
 
     /// Records the hazards of a command-name word; `false` when it is not static (then it
@@ -661,6 +681,7 @@ impl<'s> Walker<'s, '_, '_> {
         assignments: Vec<(Text<'s>, Text<'s>)>,
         wrappers: Vec<Text<'s>>,
         chdir: bool,
+        wrapped: Option<(&[Word<'s>], usize)>,
     ) {
         if words.is_empty() {
             if !assignments.is_empty() {
@@ -675,6 +696,11 @@ impl<'s> Walker<'s, '_, '_> {
             wrappers,
             has_expansion: words.iter().any(|word| word.expansion),
             has_glob: words.iter().skip(1).any(|word| word.glob),
+            wrapped: wrapped.map(|(from, leading)| Wrapped {
+                text: self.text_of(from),
+                joined: from.iter().map(|word| &*word.value).collect::<Vec<_>>().join(" "),
+                assignments: leading,
+            }),
         };
         let name = basename(&words[0].value);
         let wrappers = command.wrappers.clone();
