@@ -338,7 +338,7 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
     if matches!(program, "grep" | "egrep" | "fgrep" | "rg")
         && let Some((flags, mut args)) = flags_and_operands(program, cmd.argv.get(1..).unwrap_or_default())
     {
-        let pattern_given = flags.iter().any(|(f, _)| matches!(f.as_str(), "-e" | "--regexp" | "-f" | "--file"));
+        let pattern_given = flags.iter().any(|(f, _)| matches!(*f, "-e" | "--regexp" | "-f" | "--file"));
         if !pattern_given && !args.is_empty() {
             args.remove(0);
         }
@@ -375,16 +375,11 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option
         return None;
     }
     let args = cmd.argv.get(1..).unwrap_or_default();
-    let flags: Vec<(String, Option<&str>)> = match flags_and_operands(program, args) {
+    let flags: Vec<(&str, Option<&str>)> = match flags_and_operands(program, args) {
         Some((flags, _)) => flags,
-        None => args
-            .iter()
-            .take_while(|a| *a != "--")
-            .filter(|a| a.starts_with('-'))
-            .map(|a| (a.to_string(), None))
-            .collect(),
+        None => args.iter().take_while(|a| *a != "--").filter(|a| a.starts_with('-')).map(|a| (&**a, None)).collect(),
     };
-    let options: Vec<&str> = flags.iter().map(|(flag, _)| flag.as_str()).collect();
+    let options: Vec<&str> = flags.iter().map(|(flag, _)| *flag).collect();
     let short = |letters: &[char]| {
         options.iter().any(|o| !o.starts_with("--") && o.chars().skip(1).any(|c| letters.contains(&c)))
     };
@@ -392,7 +387,7 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option
         "grep" | "egrep" | "fgrep" => (
             short(&['r', 'R'])
                 || options.iter().any(|o| matches!(*o, "--recursive" | "--dereference-recursive"))
-                || flags.iter().any(|(f, v)| matches!(f.as_str(), "-d" | "--directories") && *v == Some("recurse")),
+                || flags.iter().any(|(f, v)| matches!(*f, "-d" | "--directories") && *v == Some("recurse")),
             false,
         ),
         // Globs and types override ripgrep's filters (`-g .env` searches `.env`).

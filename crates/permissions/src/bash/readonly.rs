@@ -129,7 +129,7 @@ fn safe_assignment(name: &str, value: &str) -> bool {
 pub(crate) fn flags_and_operands<'a>(
     name: &str,
     args: &'a [Text<'_>],
-) -> Option<(Vec<(String, Option<&'a str>)>, Vec<&'a str>)> {
+) -> Option<(Vec<(&'a str, Option<&'a str>)>, Vec<&'a str>)> {
     let Rule::Flags(flags) = lookup(name)?.rule else { return None };
     let parsed = parse_args(args, flags.values, &[]);
     Some((parsed.flags, parsed.operands))
@@ -218,7 +218,7 @@ impl Flags {
         let flags_ok = parsed
             .flags
             .iter()
-            .all(|(flag, _)| !self.denies(flag) && self.allow.is_none_or(|allow| allow.contains(&flag.as_str())));
+            .all(|(flag, _)| !self.denies(flag) && self.allow.is_none_or(|allow| allow.contains(flag)));
         flags_ok && self.max_operands.is_none_or(|max| parsed.operands.len() <= max)
     }
 
@@ -240,8 +240,9 @@ fn denied(flag: &str, deny: &[&str]) -> bool {
 
 /// Arguments split into flags and operands.
 struct Parsed<'a> {
-    /// Flags as `-x` or `--name` (`-5` is `-5`), with their value.
-    flags: Vec<(String, Option<&'a str>)>,
+    /// Flags as `-x` or `--name` (`-5` is `-5`), with their value. (A short flag that is not
+    /// ASCII is [`NON_ASCII_FLAG`]: no list names one.)
+    flags: Vec<(&'a str, Option<&'a str>)>,
     /// Operands, in order.
     operands: Vec<&'a str>,
 }
@@ -249,17 +250,48 @@ struct Parsed<'a> {
 impl Parsed<'_> {
     /// Whether `flag` was given.
     fn has(&self, flag: &str) -> bool {
-        self.flags.iter().any(|(seen, _)| seen == flag)
+        self.flags.iter().any(|(seen, _)| *seen == flag)
     }
 
     /// The values given to `flag`.
     fn values_of<'s>(&'s self, flag: &'s str) -> impl Iterator<Item = &'s str> + 's {
-        self.flags.iter().filter(move |(seen, _)| seen == flag).filter_map(|(_, value)| *value)
+        self.flags.iter().filter(move |(seen, _)| *seen == flag).filter_map(|(_, value)| *value)
     }
 
     /// Whether every flag is in `allow`.
     fn only(&self, allow: &[&str]) -> bool {
-        self.flags.iter().all(|(flag, _)| allow.contains(&flag.as_str()))
+        self.flags.iter().all(|(flag, _)| allow.contains(flag))
+    }
+}
+
+/// `-` and each ASCII character, in pairs: the short flags, without building them.
+const SHORT_FLAGS: &str = {
+    const BYTES: [u8; 256] = {
+        let mut bytes = [0u8; 256];
+        let mut c = 0;
+        while c < 128 {
+            bytes[2 * c] = b'-';
+            bytes[2 * c + 1] = c as u8;
+            c += 1;
+        }
+        bytes
+    };
+    match std::str::from_utf8(&BYTES) {
+        Ok(flags) => flags,
+        Err(_) => panic!("ASCII is UTF-8"),
+    }
+};
+
+/// What [`parse_args`] calls a short flag that is not ASCII.
+const NON_ASCII_FLAG: &str = "-\u{fffd}";
+
+/// The short flag `-c`.
+fn short_flag(c: char) -> &'static str {
+    if c.is_ascii() {
+        let at = 2 * c as usize;
+        &SHORT_FLAGS[at..at + 2]
+    } else {
+        NON_ASCII_FLAG
     }
 }
 
@@ -280,13 +312,14 @@ fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Pars
                 Some((name, value)) => (name, Some(value)),
                 None => (long, None),
             };
-            let flag = format!("--{name}");
+            // `--name`, as the start of the argument.
+            let flag = &arg[..2 + name.len()];
             let value = if attached.is_some() {
                 attached
-            } else if pairs.contains(&flag.as_str()) {
+            } else if pairs.contains(&flag) {
                 i += 2;
                 args.get(i - 1).map(text)
-            } else if values.contains(&flag.as_str()) {
+            } else if values.contains(&flag) {
                 i += 1;
                 args.get(i - 1).map(text)
             } else {
@@ -297,8 +330,8 @@ fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Pars
         }
         if arg.len() > 1 && arg.starts_with('-') {
             for (offset, c) in arg.char_indices().skip(1) {
-                let flag = format!("-{c}");
-                if values.contains(&flag.as_str()) {
+                let flag = short_flag(c);
+                if values.contains(&flag) {
                     let rest = &arg[offset + c.len_utf8()..];
                     let value = if rest.is_empty() {
                         i += 1;
@@ -1838,6 +1871,17 @@ mod table {
         }
     }
 
+    #[test]
+    fn short_flags_are_a_dash_and_their_character() {
+        for c in (0u8..128).map(char::from) {
+            assert_eq!(short_flag(c), format!("-{c}"));
+        }
+        assert_eq!(short_flag('é'), NON_ASCII_FLAG);
+        let args: Vec<Text<'_>> = ["-aé", "--long=1", "-x"].iter().map(|a| Cow::Borrowed(*a)).collect();
+        let parsed = parse_args(&args, &[], &[]);
+        assert_eq!(parsed.flags, [("-a", None), (NON_ASCII_FLAG, None), ("--long", Some("1")), ("-x", None)]);
+    }
+
     /// The first-byte runs find every entry, and nothing that is not one.
     #[test]
     fn lookup_finds_every_entry_and_nothing_else() {
@@ -1987,7 +2031,7 @@ mod table {
         let args: Vec<Text<'_>> =
             ["-uo", "out", "-t,", "--key=2", "in", "--", "-o"].iter().map(|a| Cow::Borrowed(*a)).collect();
         let parsed = parse_args(&args, &["-o", "-t", "--key"], &[]);
-        let flags: Vec<(&str, Option<&str>)> = parsed.flags.iter().map(|(f, v)| (f.as_str(), *v)).collect();
+        let flags: Vec<(&str, Option<&str>)> = parsed.flags.clone();
         assert_eq!(flags, [("-u", None), ("-o", Some("out")), ("-t", Some(",")), ("--key", Some("2"))]);
         assert_eq!(parsed.operands, ["in", "-o"]);
         assert!(denied("--out", &["--output"]));
