@@ -32,7 +32,7 @@ use crate::bash_paths::{
     Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
     sed_edits_only_operands, walk_below,
 };
-use crate::engine::{Content, Paths};
+use crate::engine::{Content, Paths, concat};
 use crate::real_path::Forms;
 use crate::rule_index::{CommandIndex, PathRules, RuleBook};
 use crate::rules::CompiledRule;
@@ -84,7 +84,7 @@ pub(crate) fn bash_content<'b>(
                 && let Some(r) = rule
             {
                 let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
-                *slot = Some((&r.entry, format!("the command `{shown}`")));
+                *slot = Some((&r.entry, concat(&["the command `", shown, "`"])));
             }
         }
         allows.push(found.allow);

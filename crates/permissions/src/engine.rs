@@ -449,7 +449,7 @@ impl PermissionEngine {
         // 3. content.
         let content = content_slot.insert(self.content(book, tool_rules, name, tool, input, ctx));
         if let Some((entry, detail)) = content.deny.take() {
-            let msg = format!("{detail}: denied by the rule {} in {}", entry.text, entry.origin);
+            let msg = concat(&[&detail, ": denied by the rule ", &entry.text, " in ", &entry.origin]);
             trace.push(LayerVerdict { layer: "deny rules", verdict: detail });
             return Verdict::new(PermissionBehavior::Deny, rule_reason(entry), msg, AskKind::Forced);
         }
@@ -462,7 +462,7 @@ impl PermissionEngine {
             return Verdict::new(PermissionBehavior::Deny, reason, detail.clone(), AskKind::Forced);
         }
         if let Some((entry, detail)) = content.ask.take() {
-            let msg = format!("{detail}: needs approval by the rule {} in {}", entry.text, entry.origin);
+            let msg = concat(&[&detail, ": needs approval by the rule ", &entry.text, " in ", &entry.origin]);
             trace.push(LayerVerdict { layer: "ask rules", verdict: detail });
             return Verdict::new(PermissionBehavior::Ask, rule_reason(entry), msg, AskKind::Forced);
         }
@@ -540,11 +540,11 @@ impl PermissionEngine {
         }
         // 6. allow rules.
         if let Some(r) = tool_rules.tool_wide(rules, PermissionBehavior::Allow) {
-            let msg = format!("allowed by the rule {} in {}", r.entry.text, r.entry.origin);
+            let msg = concat(&["allowed by the rule ", &r.entry.text, " in ", &r.entry.origin]);
             return Verdict::new(PermissionBehavior::Allow, rule_reason(&r.entry), msg, AskKind::Open);
         }
         if let Some(entry) = content.allow_rule {
-            let msg = format!("allowed by the rule {} in {}", entry.text, entry.origin);
+            let msg = concat(&["allowed by the rule ", &entry.text, " in ", &entry.origin]);
             return Verdict::new(PermissionBehavior::Allow, rule_reason(entry), msg, AskKind::Open);
         }
         // 7. nothing decided.
@@ -711,44 +711,7 @@ impl PermissionEngine {
                 }
             }
         }
-        let content_rules = |behavior: PermissionBehavior| {
-            tool_rules.relevant.iter().map(|&i| &rules[i]).filter(move |r| r.behavior() == behavior && !r.is_bare())
-        };
         match Family::of(name) {
-            Family::Read | Family::Edit => {
-                let is_edit = Family::of(name) == Family::Edit;
-                let target = tool.permission_target(input).map_or_else(|| ctx.cwd.clone(), |t| ctx.resolve_path(t));
-                let forms = paths.forms(&target);
-                let shown = target.display().to_string();
-                let matches_any =
-                    |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
-                let matches_all =
-                    |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f)));
-                if content.deny.is_none()
-                    && let Some(r) = content_rules(PermissionBehavior::Deny).find(|r| matches_any(r))
-                {
-                    content.deny = Some((&r.entry, format!("{name} of {shown}")));
-                }
-                if content.ask.is_none()
-                    && let Some(r) = content_rules(PermissionBehavior::Ask).find(|r| matches_any(r))
-                {
-                    content.ask = Some((&r.entry, format!("{name} of {shown}")));
-                }
-                let inside = paths.inside(&forms);
-                content.allow_rule =
-                    content_rules(PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| &r.entry);
-                if is_edit {
-                    content.protected = forms.iter().find_map(|f| protected_path_reason(f));
-                    content.accept_edits_ok = inside;
-                } else {
-                    content.read_only = true;
-                    if inside {
-                        content.auto_allow = Some(DecisionReason::Tool {
-                            detail: "reads inside the working directories need no approval".into(),
-                        });
-                    }
-                }
-            }
             Family::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
                 let analysis = analyze(command);
@@ -756,31 +719,120 @@ impl PermissionEngine {
                 bash_content(book, &tool_rules.commands, &analysis, ctx, home, &mut paths, &mut content);
                 content.analysis = Some(analysis);
             }
+            family @ (Family::Read | Family::Edit) => {
+                path_content(rules, tool_rules, family, name, tool, input, ctx, &mut paths, &mut content);
+            }
             Family::Web | Family::Named | Family::Other => {
-                if let Some(target) = tool.permission_target(input) {
-                    let hit = |r: &&CompiledRule| match &r.spec {
-                        Spec::Domain(d) => d.matches(&target),
-                        Spec::Command(c) => c.matches(&target),
-                        _ => false,
-                    };
-                    if content.deny.is_none()
-                        && let Some(r) = content_rules(PermissionBehavior::Deny).find(hit)
-                    {
-                        content.deny = Some((&r.entry, format!("{name}({target})")));
-                    }
-                    if content.ask.is_none()
-                        && let Some(r) = content_rules(PermissionBehavior::Ask).find(hit)
-                    {
-                        content.ask = Some((&r.entry, format!("{name}({target})")));
-                    }
-                    content.allow_rule = content_rules(PermissionBehavior::Allow).find(hit).map(|r| &r.entry);
-                }
-                content.read_only = tool.is_read_only(input);
+                target_content(rules, tool_rules, name, tool, input, &mut content);
             }
             Family::Mcp => content.read_only = tool.is_read_only(input),
         }
         content
     }
+}
+
+/// The content rules (not bare) of a tool with `behavior`, in settings order.
+fn content_rules<'r, 't>(
+    rules: &'r [CompiledRule],
+    tool_rules: &'t ToolRules,
+    behavior: PermissionBehavior,
+) -> impl Iterator<Item = &'r CompiledRule> + use<'r, 't> {
+    tool_rules.relevant.iter().map(|&i| &rules[i]).filter(move |r| r.behavior() == behavior && !r.is_bare())
+}
+
+/// The content layer of a `Read` or `Edit` family call: its path against the path rules,
+/// the working directories and the protected paths.
+#[inline(never)]
+#[expect(clippy::too_many_arguments, reason = "the pieces of one call's content layer")]
+fn path_content<'b>(
+    rules: &'b [CompiledRule],
+    tool_rules: &ToolRules,
+    family: Family,
+    name: &str,
+    tool: &dyn Tool,
+    input: &Value,
+    ctx: &ToolContext,
+    paths: &mut Paths<'_>,
+    content: &mut Content<'b>,
+) {
+    let is_edit = family == Family::Edit;
+    let target = tool.permission_target(input).map_or_else(|| ctx.cwd.clone(), |t| ctx.resolve_path(t));
+    let forms = paths.forms(&target);
+    let shown = target.display().to_string();
+    let matches_any = |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
+    let matches_all = |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f)));
+    if content.deny.is_none()
+        && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Deny).find(|r| matches_any(r))
+    {
+        content.deny = Some((&r.entry, format!("{name} of {shown}")));
+    }
+    if content.ask.is_none()
+        && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Ask).find(|r| matches_any(r))
+    {
+        content.ask = Some((&r.entry, format!("{name} of {shown}")));
+    }
+    let inside = paths.inside(&forms);
+    content.allow_rule =
+        content_rules(rules, tool_rules, PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| &r.entry);
+    if is_edit {
+        content.protected = forms.iter().find_map(|f| protected_path_reason(f));
+        content.accept_edits_ok = inside;
+    } else {
+        content.read_only = true;
+        if inside {
+            content.auto_allow =
+                Some(DecisionReason::Tool { detail: "reads inside the working directories need no approval".into() });
+        }
+    }
+}
+
+/// The content layer of a call with a target matched by domain or command rules (WebFetch,
+/// named tools such as `Agent(type)` and `Skill(name)`).
+#[inline(never)]
+fn target_content<'b>(
+    rules: &'b [CompiledRule],
+    tool_rules: &ToolRules,
+    name: &str,
+    tool: &dyn Tool,
+    input: &Value,
+    content: &mut Content<'b>,
+) {
+    if let Some(target) = tool.permission_target(input) {
+        let hit = |r: &&CompiledRule| match &r.spec {
+            Spec::Domain(d) => d.matches(&target),
+            Spec::Command(c) => c.matches(&target),
+            _ => false,
+        };
+        if content.deny.is_none()
+            && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Deny).find(hit)
+        {
+            content.deny = Some((&r.entry, format!("{name}({target})")));
+        }
+        if content.ask.is_none()
+            && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Ask).find(hit)
+        {
+            content.ask = Some((&r.entry, format!("{name}({target})")));
+        }
+        content.allow_rule = content_rules(rules, tool_rules, PermissionBehavior::Allow).find(hit).map(|r| &r.entry);
+    }
+    content.read_only = tool.is_read_only(input);
+}
+
+/// `parts` joined, in one allocation (for the messages of common decisions, without the
+/// formatting machinery).
+pub(crate) fn concat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for part in parts {
+        out.push_str(part);
+    }
+    out
+}
+
+/// Whether `path` is `dir` or below it, both absolute and normalised (forms of the
+/// resolver): `Path::starts_with` on their bytes, a component boundary after `dir`.
+fn is_below(path: &Path, dir: &Path) -> bool {
+    let (path, dir) = (path.as_os_str().as_encoded_bytes(), dir.as_os_str().as_encoded_bytes());
+    path.starts_with(dir) && (path.len() == dir.len() || dir.ends_with(b"/") || path[dir.len()] == b'/')
 }
 
 fn suffix(why: &str) -> String {
@@ -826,7 +878,7 @@ impl<'a> Paths<'a> {
     pub(crate) fn inside(&mut self, forms: &[PathBuf]) -> bool {
         let Self { resolver, roots, root_forms } = self;
         let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
-        forms.iter().all(|f| root_forms.iter().any(|r| f.starts_with(r)))
+        forms.iter().all(|f| root_forms.iter().any(|r| is_below(f, r)))
     }
 }
 

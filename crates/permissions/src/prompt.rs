@@ -142,7 +142,7 @@ pub(crate) fn suggest_rules_with(
                     }
                 }
                 let prefix = escape(&words[..keep.min(words.len())].join(" "));
-                let rule = format!("{name}({prefix}:*)");
+                let rule = crate::engine::concat(&[name, "(", &prefix, ":*)"]);
                 if !out.contains(&rule) {
                     out.push(rule);
                 }

@@ -410,15 +410,12 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     fn statement_inner(&mut self, node: Node<'t>) {
+        // The kinds nearly every command line is made of; the rest out of line.
         match kind(node) {
-            Kind::CompoundStatement if node.child(0).is_some_and(|open| kind(open) == Kind::DoubleParen) => {
-                self.arithmetic(node)
-            }
             Kind::Program
             | Kind::List
             | Kind::Pipeline
             | Kind::Subshell
-            | Kind::CompoundStatement
             | Kind::DoGroup
             | Kind::ElseClause
             | Kind::ElifClause
@@ -430,6 +427,20 @@ impl<'s, 't> Walker<'s, 't, '_> {
             }
             Kind::Command => self.command(node, Vec::new()),
             Kind::RedirectedStatement => self.redirected(node),
+            Kind::Comment => {}
+            kind => self.other_statement(node, kind),
+        }
+    }
+
+    /// [`Walker::statement_inner`] for the kinds that are not simple commands, lists or
+    /// pipelines.
+    #[inline(never)]
+    fn other_statement(&mut self, node: Node<'t>, kind: Kind) {
+        match kind {
+            Kind::CompoundStatement if node.child(0).is_some_and(|open| self::kind(open) == Kind::DoubleParen) => {
+                self.arithmetic(node)
+            }
+            Kind::CompoundStatement => self.named_statements(node),
             Kind::ForStatement => {
                 let mark = self.pending.len();
                 for (field, child) in children(node) {
@@ -498,7 +509,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             Kind::VariableAssignments => {
                 let mut assignments = Vec::new();
                 for child in kids(node) {
-                    if kind(child) == Kind::VariableAssignment {
+                    if self::kind(child) == Kind::VariableAssignment {
                         assignments.push(self.assignment(child));
                     } else if child.is_named() {
                         self.statement(child);
@@ -506,7 +517,6 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
                 self.assignments_only(node, assignments);
             }
-            Kind::Comment => {}
             Kind::FileRedirect | Kind::HeredocRedirect | Kind::HerestringRedirect => {
                 let mut extra = Vec::new();
                 let mut deferred = Vec::new();

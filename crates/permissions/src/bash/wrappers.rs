@@ -702,21 +702,34 @@ impl<'s> Walker<'s, '_, '_> {
                 assignments: leading,
             }),
         };
-        let name = basename(&words[0].value);
-        let wrappers = command.wrappers.clone();
-        let git_config_env = command.assignments.iter().any(|(name, _)| name.starts_with("GIT_CONFIG"));
         self.out.commands.push(command);
-        let outer = || {
-            let mut outer = wrappers.clone();
-            outer.push(Cow::Owned(name.to_owned()));
-            outer
-        };
+        self.program(words, chdir);
+    }
+
+    /// The wrappers of the command listed last, then `name`: those of the commands it runs.
+    fn outer(&self, name: &str) -> Vec<Text<'s>> {
+        let mut outer = self.out.commands.last().map(|command| command.wrappers.clone()).unwrap_or_default();
+        outer.push(Cow::Owned(name.to_owned()));
+        outer
+    }
+
+    /// What the command just listed (`words`) runs, or needs a hazard for: `cd` before
+    /// `git`, git's configuration options, `rm` under a variable, `find -exec` and `fd -x`
+    /// payloads, `eval`, `source`, `trap`, `alias`, shells' `-c` strings.
+    #[inline(never)]
+    fn program(&mut self, words: &[Word<'s>], chdir: bool) {
+        let name = basename(&words[0].value);
+        let outer = |this: &Self| this.outer(name);
         match name {
             "cd" | "pushd" | "popd" => self.change_dir(words),
             "git" => {
                 if self.out.changed_dir || chdir {
                     self.out.hazard(Hazard::CdThenGit);
                 }
+                let git_config_env =
+                    self.out.commands.last().is_some_and(|command| {
+                        command.assignments.iter().any(|(name, _)| name.starts_with("GIT_CONFIG"))
+                    });
                 if git_config_env {
                     self.out.hazard(Hazard::GitConfigOverride);
                 }
@@ -729,24 +742,26 @@ impl<'s> Walker<'s, '_, '_> {
                     }
                 }
             }
-            "find" => self.find_payloads(words, outer()),
-            "fd" | "fdfind" => self.fd_payloads(words, outer()),
-            "eval" => self.eval(words, outer()),
+            "find" => self.find_payloads(words, outer(self)),
+            "fd" | "fdfind" => self.fd_payloads(words, outer(self)),
+            "eval" => self.eval(words, outer(self)),
             "source" | "." if words.get(1).is_some_and(|word| !word.is_static()) => {
                 self.out.hazard(Hazard::DynamicEval { command: name.to_owned() });
             }
-            "trap" => self.trap(words, outer()),
+            "trap" => self.trap(words, outer(self)),
             "alias" => {
-                // An alias body is a command string (run when aliases are expanded).
+                // An alias body is a command string (run when aliases are expanded). (The
+                // wrappers are taken before any body is listed.)
+                let outer = outer(self);
                 for word in &words[1..] {
                     match split_once(&word.value, '=') {
-                        Some((_, body)) if word.is_static() => self.nested(body, &outer()),
+                        Some((_, body)) if word.is_static() => self.nested(body, &outer),
                         Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
                         None => {}
                     }
                 }
             }
-            shell if is_bash_like_shell(shell) => self.shell_string(words, name, outer()),
+            shell if is_bash_like_shell(shell) => self.shell_string(words, name, outer(self)),
             "fish" | "csh" | "tcsh" | "nu" | "elvish" | "xonsh" | "pwsh" | "powershell" => {
                 let runs_string = words[1..].iter().any(|word| {
                     word.value == "-c"
