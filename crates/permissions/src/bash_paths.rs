@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use smallvec::{SmallVec, smallvec};
 
-use crate::bash::{BashAnalysis, SimpleCommand, Text, flags_and_operands, is_read_only_command};
+use crate::bash::{BashAnalysis, FlagList, SimpleCommand, Strs, Text, flags_and_operands, is_read_only_command};
 
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
 const MAX_BASES: usize = 8;
@@ -323,7 +323,7 @@ pub(crate) fn is_static_path(word: &str, home: Option<&Path>) -> bool {
 /// are not files. `find` reads its starting points only; a pattern-first command skips its
 /// pattern unless `-e`/`-f` gave it; of `git`, only `git diff` names files (a path outside
 /// the repository turns it into `git diff --no-index`, which prints any file).
-pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option<Vec<&'c str>> {
+pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option<Strs<'c>> {
     if is_not_paths(program) {
         return None;
     }
@@ -363,7 +363,7 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Recursion<'c> {
     /// The folders walked (`.` when none is named).
-    pub roots: Vec<&'c str>,
+    pub roots: Strs<'c>,
     /// Whether hidden files and those `.gitignore` excludes are skipped.
     pub filtered: bool,
 }
@@ -375,7 +375,7 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option
         return None;
     }
     let args = cmd.argv.get(1..).unwrap_or_default();
-    let flags: Vec<(&str, Option<&str>)> = match flags_and_operands(program, args) {
+    let flags: FlagList<'_> = match flags_and_operands(program, args) {
         Some((flags, _)) => flags,
         None => args.iter().take_while(|a| *a != "--").filter(|a| a.starts_with('-')).map(|a| (&**a, None)).collect(),
     };
@@ -430,13 +430,13 @@ pub(crate) fn walk_below(root: &Path, filtered: bool, limit: usize) -> Option<Ve
 }
 
 /// The operands of a command: its arguments that are not options (after `--`, all).
-pub(crate) fn operands<'c>(cmd: &'c SimpleCommand<'_>) -> Vec<&'c str> {
+pub(crate) fn operands<'c>(cmd: &'c SimpleCommand<'_>) -> Strs<'c> {
     operands_of(cmd.argv.get(1..).unwrap_or_default())
 }
 
 /// The words of `args` that are not options (after `--`, all).
-fn operands_of<'c>(args: &'c [Text<'_>]) -> Vec<&'c str> {
-    let mut out = Vec::new();
+fn operands_of<'c>(args: &'c [Text<'_>]) -> Strs<'c> {
+    let mut out = Strs::new();
     let mut options_done = false;
     for arg in args {
         if !options_done && arg == "--" {

@@ -59,7 +59,7 @@ mod walk;
 mod word;
 mod wrappers;
 
-pub(crate) use readonly::flags_and_operands;
+pub(crate) use readonly::{FlagList, flags_and_operands};
 pub use readonly::{is_read_only, is_read_only_command};
 pub(crate) use wrappers::basename;
 
@@ -74,6 +74,9 @@ const MAX_PARSED_BYTES: usize = 256 * 1024;
 /// of it (`git`, `'fix: x'`), owned where quote removal joined or decoded pieces (`r''m`,
 /// `\rm`) or where it comes from a string the analysis built (an `eval`'s joined words).
 pub type Text<'s> = Cow<'s, str>;
+
+/// A few words, on the stack while there are few.
+pub(crate) type Strs<'a> = smallvec::SmallVec<[&'a str; 6]>;
 
 /// The result of analysing one Bash command string with [`analyze`]; its words borrow from
 /// that string ([`BashAnalysis::into_owned`] detaches them).

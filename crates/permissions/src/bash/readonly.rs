@@ -46,7 +46,10 @@ use std::sync::OnceLock;
 
 use super::walk::has_substitution_text;
 use super::wrappers::{basename, xargs_payload};
-use super::{BashAnalysis, SimpleCommand, Text};
+use super::{BashAnalysis, SimpleCommand, Strs, Text};
+
+/// Flags with their values, as [`parse_args`] finds them (on the stack while few).
+pub(crate) type FlagList<'a> = smallvec::SmallVec<[(&'a str, Option<&'a str>); 6]>;
 
 /// An argument as a plain string.
 fn text<'a>(arg: &'a Text<'_>) -> &'a str {
@@ -125,11 +128,7 @@ fn safe_assignment(name: &str, value: &str) -> bool {
 /// The flags (with their values) and the operands of a table command whose rule is a flag
 /// list, its flags' values told apart from operands (`rg -t rust TODO` has the operand `TODO`
 /// only); `None` for other commands.
-#[expect(clippy::type_complexity, reason = "a pair of plain lists")]
-pub(crate) fn flags_and_operands<'a>(
-    name: &str,
-    args: &'a [Text<'_>],
-) -> Option<(Vec<(&'a str, Option<&'a str>)>, Vec<&'a str>)> {
+pub(crate) fn flags_and_operands<'a>(name: &str, args: &'a [Text<'_>]) -> Option<(FlagList<'a>, Strs<'a>)> {
     let Rule::Flags(flags) = lookup(name)?.rule else { return None };
     let parsed = parse_args(args, flags.values, &[]);
     Some((parsed.flags, parsed.operands))
@@ -242,9 +241,9 @@ fn denied(flag: &str, deny: &[&str]) -> bool {
 struct Parsed<'a> {
     /// Flags as `-x` or `--name` (`-5` is `-5`), with their value. (A short flag that is not
     /// ASCII is [`NON_ASCII_FLAG`]: no list names one.)
-    flags: Vec<(&'a str, Option<&'a str>)>,
+    flags: FlagList<'a>,
     /// Operands, in order.
-    operands: Vec<&'a str>,
+    operands: Strs<'a>,
 }
 
 impl Parsed<'_> {
@@ -298,7 +297,7 @@ fn short_flag(c: char) -> &'static str {
 /// Splits `args` GNU style (options anywhere before `--`): `values` take one value, `pairs`
 /// take two (`jq --arg NAME VALUE`).
 fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Parsed<'a> {
-    let mut parsed = Parsed { flags: Vec::new(), operands: Vec::new() };
+    let mut parsed = Parsed { flags: FlagList::new(), operands: Strs::new() };
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         i += 1;
@@ -1879,7 +1878,10 @@ mod table {
         assert_eq!(short_flag('é'), NON_ASCII_FLAG);
         let args: Vec<Text<'_>> = ["-aé", "--long=1", "-x"].iter().map(|a| Cow::Borrowed(*a)).collect();
         let parsed = parse_args(&args, &[], &[]);
-        assert_eq!(parsed.flags, [("-a", None), (NON_ASCII_FLAG, None), ("--long", Some("1")), ("-x", None)]);
+        assert_eq!(
+            parsed.flags.as_slice(),
+            [("-a", None), (NON_ASCII_FLAG, None), ("--long", Some("1")), ("-x", None)]
+        );
     }
 
     /// The first-byte runs find every entry, and nothing that is not one.
@@ -2031,9 +2033,9 @@ mod table {
         let args: Vec<Text<'_>> =
             ["-uo", "out", "-t,", "--key=2", "in", "--", "-o"].iter().map(|a| Cow::Borrowed(*a)).collect();
         let parsed = parse_args(&args, &["-o", "-t", "--key"], &[]);
-        let flags: Vec<(&str, Option<&str>)> = parsed.flags.clone();
+        let flags: Vec<(&str, Option<&str>)> = parsed.flags.to_vec();
         assert_eq!(flags, [("-u", None), ("-o", Some("out")), ("-t", Some(",")), ("--key", Some("2"))]);
-        assert_eq!(parsed.operands, ["in", "-o"]);
+        assert_eq!(parsed.operands.as_slice(), ["in", "-o"]);
         assert!(denied("--out", &["--output"]));
         assert!(!denied("--outline", &["--output"]));
     }

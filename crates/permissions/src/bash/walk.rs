@@ -610,7 +610,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
     /// they are arguments of this command.
     fn command(&mut self, node: Node<'t>, extra: Vec<Word<'s>>) {
         let mark = self.pending.len();
-        let mut words = Vec::new();
+        // At most one word per child (and the extra ones): allocated once.
+        let mut words = Vec::with_capacity(node.child_count() as usize + extra.len());
         let mut assignments = Vec::new();
         let mut deferred = Vec::new();
         // The `$` of a `$"…"` translated string, which tree-sitter gives as a word of its own.
