@@ -186,6 +186,7 @@ pub(crate) fn bash_content<'b>(
     }
     let Check { content, all_read_only, accept_ok, rule_ok, allowing_rule, .. } = check;
     content.read_only = all_read_only;
+    content.read_only_commands = read_only;
     if all_read_only {
         content.auto_allow =
             Some(DecisionReason::Classifier { classifier: "static-bash".into(), reason: "read-only command".into() });

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
+use smallvec::SmallVec;
 use toolgate_core::{
     BoxFuture, DecisionReason, PermissionBehavior, PermissionCheck, PermissionDecision, PermissionMode, RuleSource,
     Tool, ToolContext, canonical_tool_name,
@@ -268,6 +269,8 @@ pub(crate) struct Content<'r> {
     pub bash_hazard: Option<String>,
     /// A Bash call's analysis (for rule suggestions).
     pub analysis: Option<BashAnalysis<'r>>,
+    /// Each of the analysis' commands' read-only verdict (empty when not computed).
+    pub read_only_commands: SmallVec<[bool; 4]>,
 }
 
 /// One call, as the layers see it.
@@ -287,7 +290,8 @@ impl Call<'_, '_> {
     /// Rules that would allow the call, generalised (for an ask).
     fn suggestions(&self, content: Option<&Content<'_>>) -> Vec<String> {
         let analysis = content.and_then(|c| c.analysis.as_ref());
-        suggest_rules_with(self.name, self.tool, self.input, self.ctx, analysis)
+        let read_only = content.map(|c| c.read_only_commands.as_slice()).filter(|known| !known.is_empty());
+        suggest_rules_with(self.name, self.tool, self.input, self.ctx, analysis, read_only)
     }
 }
 

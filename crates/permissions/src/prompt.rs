@@ -93,7 +93,7 @@ const SUBCOMMAND_TOOLS: &[&str] = &[
 /// assert_eq!(rules, ["Bash(npm run test:*)", "Bash(cargo build:*)"]);
 /// ```
 pub fn suggest_rules(name: &str, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Vec<String> {
-    suggest_rules_with(name, tool, input, ctx, None)
+    suggest_rules_with(name, tool, input, ctx, None, None)
 }
 
 /// [`suggest_rules`] reusing a Bash analysis the caller already has.
@@ -103,6 +103,7 @@ pub(crate) fn suggest_rules_with(
     input: &Value,
     ctx: &ToolContext,
     analysis: Option<&crate::bash::BashAnalysis>,
+    read_only: Option<&[bool]>,
 ) -> Vec<String> {
     match Family::of(name) {
         Family::Bash => {
@@ -119,7 +120,14 @@ pub(crate) fn suggest_rules_with(
                 return Vec::new();
             }
             let mut out: Vec<String> = Vec::new();
-            for cmd in analysis.commands.iter().filter(|c| !crate::bash::is_read_only_command(c)) {
+            // Each command's read-only verdict, as the content layer found it (or found now).
+            let read_only_at = |at: usize, cmd| {
+                read_only
+                    .and_then(|known| known.get(at).copied())
+                    .unwrap_or_else(|| crate::bash::is_read_only_command(cmd))
+            };
+            let writing = analysis.commands.iter().enumerate().filter(|&(at, cmd)| !read_only_at(at, cmd));
+            for (_, cmd) in writing {
                 if let Some(wrapped) = &cmd.wrapped {
                     // Run through a wrapper rules keep (`sudo`, `env` …): no prefix of it is safe
                     // to suggest (`sudo:*` would allow anything as root); the command as it is.
