@@ -8,6 +8,10 @@
 //! over the corpus round by round and prints that table (`interleaved_parse_only`,
 //! `interleaved_analysis`, `interleaved_decision`), which `cargo xtask bench` reads for its
 //! row 4: load that changes between divan's blocks moves their ratio, not the interleaved one.
+//! The same table ends with each command parsed and decided next to each other
+//! (`paired_parse_only`, `paired_decision`): there the bare parse runs with the caches a
+//! decision leaves, as every parse inside a decision does, where a corpus of bare parses in a
+//! row keeps only the parser's own code and data cached.
 
 use std::sync::OnceLock;
 
@@ -243,7 +247,8 @@ fn decision_in_checkout(bencher: divan::Bencher) {
     decide_all(bencher, checkout_engine(), env!("CARGO_MANIFEST_DIR"));
 }
 
-/// The parse, the analysis and the decision over the whole corpus, alternated round by round.
+/// The parse, the analysis and the decision over the whole corpus, alternated round by
+/// round; then each command parsed and decided next to each other (`paired_*`).
 fn interleaved() {
     let mut parser = bash_parser();
     let parser = std::cell::RefCell::new(&mut parser);
@@ -270,12 +275,57 @@ fn interleaved() {
     };
     let [decided, parsed] = interleave::alternate(200, 1, &decision, &parse);
     let [analysed, _] = interleave::alternate(200, 1, &analysis, &parse);
+    let [paired_decisions, paired_parses] = paired(200, &mut parser.borrow_mut(), &inputs, &|input| {
+        divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
+    });
     interleave::print(
         "interleaved",
         &mut [
             ("interleaved_parse_only", parsed),
             ("interleaved_analysis", analysed),
             ("interleaved_decision", decided),
+            ("paired_parse_only", paired_parses),
+            ("paired_decision", paired_decisions),
         ],
     );
+}
+
+/// Each command of the corpus parsed and decided next to each other, the parse first in
+/// even rounds and the decision first in odd ones, each timed alone: both see the caches as
+/// the other leaves them (the round-by-round table times each over a whole corpus of its
+/// own, where the bare parse finds only its own code cached). The times of one round, each
+/// the sum over the corpus.
+fn paired(
+    rounds: usize,
+    parser: &mut tree_sitter::Parser,
+    inputs: &[Value],
+    decide: &dyn Fn(&Value),
+) -> [Vec<std::time::Duration>; 2] {
+    use std::time::{Duration, Instant};
+    let mut times = [Vec::with_capacity(rounds), Vec::with_capacity(rounds)];
+    for round in 0..rounds {
+        let (mut decisions, mut parses) = (Duration::ZERO, Duration::ZERO);
+        for (command, input) in corpus().iter().zip(inputs) {
+            let mut parse = || {
+                let started = Instant::now();
+                divan::black_box(parser.parse(command, None));
+                parses += started.elapsed();
+            };
+            let mut decision = || {
+                let started = Instant::now();
+                decide(input);
+                decisions += started.elapsed();
+            };
+            if round % 2 == 0 {
+                parse();
+                decision();
+            } else {
+                decision();
+                parse();
+            }
+        }
+        times[0].push(decisions);
+        times[1].push(parses);
+    }
+    times
 }
