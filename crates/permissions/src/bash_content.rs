@@ -224,8 +224,8 @@ impl Check<'_, '_, '_> {
     }
 
     /// The forms of every path in `targets`.
-    fn forms(&mut self, targets: &[std::path::PathBuf]) -> Forms {
-        self.paths.forms_of(targets)
+    fn forms(&mut self, targets: Targets) -> Forms {
+        self.paths.forms_of_owned(targets)
     }
 
     /// Notes the first deny and ask rule of each of `families` that a path matches.
@@ -251,7 +251,7 @@ impl Check<'_, '_, '_> {
             self.rule_ok &= !read_only;
             return;
         };
-        let forms = self.forms(&targets);
+        let forms = self.forms(targets);
         if !families.is_empty() {
             self.path_rules(&forms, families);
         }
@@ -283,7 +283,7 @@ impl Check<'_, '_, '_> {
             self.content.bash_hazard.get_or_insert_with(|| format!("the redirection target `{path}` is not static"));
             return;
         };
-        let forms = self.forms(&targets);
+        let forms = self.forms(targets);
         self.path_rules(&forms, &["Edit"]);
         if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
             self.content.protected.get_or_insert(reason);
@@ -304,7 +304,7 @@ impl Check<'_, '_, '_> {
             self.outside();
             return;
         };
-        let forms = self.forms(&targets);
+        let forms = self.forms(targets);
         self.path_rules(&forms, &["Read"]);
         if !self.paths.inside(&forms) {
             // A read outside: allow rules vouch for commands, not for what they read.
@@ -328,7 +328,7 @@ impl Check<'_, '_, '_> {
                 continue;
             };
             let cwd_forms = self.paths.forms(cwd);
-            for form in self.forms(&targets) {
+            for form in self.forms(targets) {
                 let shown = form.to_string_lossy();
                 if let Some(reason) = cwd_forms.iter().find_map(|cwd| critical_rm_reason(&shown, cwd, self.home)) {
                     self.content.critical.get_or_insert(format!("{reason} (`{arg}` leads to {shown})"));
@@ -388,7 +388,7 @@ impl Check<'_, '_, '_> {
         let Some(options) = option_paths(cmd) else { return false };
         operands.iter().copied().chain(options.iter().map(String::as_str)).all(|a| {
             self.word_paths(cmd, a).is_some_and(|targets| {
-                let forms = self.forms(&targets);
+                let forms = self.forms(targets);
                 self.paths.inside(&forms) && forms.iter().all(|f| protected_path_reason(f).is_none())
             })
         })

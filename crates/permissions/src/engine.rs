@@ -878,6 +878,14 @@ impl<'a> Paths<'a> {
         all
     }
 
+    /// [`Paths::forms_of`], taking the paths by value (one of them may become its own form).
+    pub(crate) fn forms_of_owned(&mut self, targets: crate::bash_paths::Targets) -> Forms {
+        if targets.len() == 1 {
+            return self.resolver.forms_owned(targets.into_iter().next().unwrap_or_default());
+        }
+        self.forms_of(&targets)
+    }
+
     /// Whether every form lies inside one of the working directories (in any of their forms).
     pub(crate) fn inside(&mut self, forms: &[PathBuf]) -> bool {
         let Self { resolver, roots, root_forms } = self;

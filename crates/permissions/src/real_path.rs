@@ -137,6 +137,46 @@ impl Resolver {
         forms
     }
 
+    /// [`Resolver::forms`] of `path`, taken by value: when `path` lies below the working
+    /// directory and the working directory does not exist and has no symlink on it, nothing
+    /// below it exists either, so a path already without `.`, `..` and repeated `/` is its
+    /// own only form, with no copy and no lookup.
+    pub(crate) fn forms_owned(&mut self, path: PathBuf) -> Forms {
+        let bytes = path.as_os_str().as_bytes();
+        if self.below_base(bytes) && is_lexical(bytes) && self.base_missing_without_links() {
+            let mut forms = Forms::new();
+            forms.push(path);
+            return forms;
+        }
+        self.forms(&path)
+    }
+
+    /// Whether `path` is the working directory or below it.
+    fn below_base(&self, path: &[u8]) -> bool {
+        !self.base.is_empty()
+            && path.starts_with(&self.base)
+            && (path.len() == self.base.len() || path[self.base.len()] == b'/' || self.base == b"/")
+    }
+
+    /// The walk of the working directory, resolved on first use.
+    fn base_walk(&mut self) -> &Walk {
+        if self.base_walk.is_none() {
+            let base = std::mem::take(&mut self.base);
+            let mut base_walk = Walk::default();
+            base_walk.reset();
+            self.walk_from_root(&mut base_walk, &base);
+            self.base = base;
+            self.base_walk = Some(base_walk);
+        }
+        self.base_walk.get_or_insert_with(Walk::default)
+    }
+
+    /// Whether the working directory does not exist and its real path is itself.
+    fn base_missing_without_links(&mut self) -> bool {
+        self.base_walk();
+        self.base_walk.as_ref().is_some_and(|walk| walk.missing_from.is_some() && walk.real == self.base)
+    }
+
     /// The real path behind `path` (see the module documentation).
     #[cfg(test)]
     pub(crate) fn real(&mut self, path: &Path) -> PathBuf {
@@ -152,29 +192,17 @@ impl Resolver {
     fn resolve(&mut self, path: &[u8]) -> Walk {
         let mut walk = std::mem::take(&mut self.scratch);
         // Below the working directory: continue from its walk.
-        let below_base = !self.base.is_empty()
-            && path.starts_with(&self.base)
-            && (path.len() == self.base.len() || path[self.base.len()] == b'/' || self.base == b"/");
-        if !below_base {
+        if !self.below_base(path) {
             walk.reset();
             self.walk_from_root(&mut walk, path);
             return walk;
         }
-        if self.base_walk.is_none() {
-            let base = std::mem::take(&mut self.base);
-            let mut base_walk = Walk::default();
-            base_walk.reset();
-            self.walk_from_root(&mut base_walk, &base);
-            self.base = base;
-            self.base_walk = Some(base_walk);
-        }
-        if let Some(base) = &self.base_walk {
-            walk.real.clear();
-            walk.real.extend_from_slice(&base.real);
-            walk.depth = base.depth;
-            walk.missing_from = base.missing_from;
-            walk.hops = base.hops;
-        }
+        let base = self.base_walk();
+        walk.real.clear();
+        walk.real.extend_from_slice(&base.real);
+        walk.depth = base.depth;
+        walk.missing_from = base.missing_from;
+        walk.hops = base.hops;
         let rest = &path[self.base.len()..];
         self.walk(&mut walk, rest);
         walk
@@ -449,13 +477,16 @@ mod tests {
         std::fs::create_dir(root.join("other")).unwrap();
         symlink(root.join("real"), root.join("link")).unwrap();
         symlink(root.join("other"), root.join("real/sub/away")).unwrap();
-        for cwd in ["link", "link/", "link/sub/..", "real/sub/away", "missing/dir"] {
+        for cwd in ["link", "link/", "link/sub/..", "real/sub/away", "missing/dir", "link/missing"] {
             let cwd = root.join(cwd);
             let mut based = Resolver::new(&cwd);
-            for p in ["", "x", "sub/away/y", "../z", "../../real/sub", "./a/../b"] {
+            for p in ["", "x", "sub/away/y", "../z", "../../real/sub", "./a/../b", "a//b"] {
                 let path = cwd.join(p);
                 let expected = Resolver::new(Path::new("/")).forms(&path);
                 assert_eq!(based.forms(&path), expected, "{cwd:?} + {p}");
+                // By value (in a missing working directory, a lexical path is its own form).
+                assert_eq!(Resolver::new(&cwd).forms_owned(path.clone()), expected, "{cwd:?} + {p}, by value");
+                assert_eq!(based.forms_owned(path.clone()), expected, "{cwd:?} + {p}, by value, reused");
             }
             // Paths elsewhere are resolved from the root.
             assert_eq!(based.real(&root.join("link/sub")), root.join("real/sub"));
