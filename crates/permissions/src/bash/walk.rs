@@ -237,6 +237,7 @@ impl<'t> Iterator for Children<'t> {
 ///
 /// `clean`: the tree has no ERROR or MISSING node (tree-sitter says so of the root), so
 /// `child` need not be asked.
+#[cfg(test)]
 pub(super) fn command_field<'t>(
     command: Node<'t>,
     index: usize,
@@ -244,10 +245,23 @@ pub(super) fn command_field<'t>(
     after_name: bool,
     clean: bool,
 ) -> Option<&'t str> {
-    if !child.is_named() || (!clean && (child.is_error() || child.is_missing())) {
+    command_field_of(command, index, child, kind(child), child.is_named(), after_name, clean)
+}
+
+/// [`command_field`] with the child's kind and namedness already read.
+fn command_field_of<'t>(
+    command: Node<'t>,
+    index: usize,
+    child: Node<'t>,
+    child_kind: Kind,
+    named: bool,
+    after_name: bool,
+    clean: bool,
+) -> Option<&'t str> {
+    if !named || (!clean && (child.is_error() || child.is_missing())) {
         return u32::try_from(index).ok().and_then(|i| command.field_name_for_child(i));
     }
-    match kind(child) {
+    match child_kind {
         Kind::CommandName => Some("name"),
         Kind::FileRedirect | Kind::HerestringRedirect => Some("redirect"),
         Kind::Subshell | Kind::Comment | Kind::VariableAssignment => None,
@@ -618,11 +632,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
         let mut translated_start = None;
         let mut named = false;
         for (index, child) in kids(node).enumerate() {
-            if kind(child) == Kind::VariableAssignment {
+            let child_kind = kind(child);
+            if child_kind == Kind::VariableAssignment {
                 assignments.push(self.assignment(child));
                 continue;
             }
-            let field = command_field(node, index, child, named, self.clean);
+            let child_named = child.is_named();
+            let field = command_field_of(node, index, child, child_kind, child_named, named, self.clean);
             named |= field == Some("name");
             match field {
                 Some("redirect") => {
@@ -630,9 +646,9 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     self.redirect(child, &mut prefix_extra, &mut deferred);
                     self.no_extra_words(&prefix_extra);
                 }
-                Some("name") => words.push(self.word(child)),
-                Some("argument") if child.is_named() => {
-                    let mut word = self.word(child);
+                Some("name") => words.push(self.word_of(child, child_kind)),
+                Some("argument") if child_named => {
+                    let mut word = self.word_of(child, child_kind);
                     if let Some(start) = translated_start.take() {
                         word.expansion = true;
                         word.start = start;
@@ -651,11 +667,11 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     }
                     words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
                 }
-                _ if kind(child) == Kind::Subshell => {
+                _ if child_kind == Kind::Subshell => {
                     self.out.hazard(Hazard::UnknownConstruct { kind: "command_subshell".to_owned() });
                     deferred.push(child);
                 }
-                _ if !child.is_named() || kind(child) == Kind::Comment => {}
+                _ if !child_named || child_kind == Kind::Comment => {}
                 _ => {
                     self.out.hazard(Hazard::UnknownConstruct { kind: kind_of(child).to_owned() });
                     deferred.push(child);
@@ -907,18 +923,28 @@ impl<'s, 't> Walker<'s, 't, '_> {
 
     /// The [`Word`] a word-like node stands for.
     pub fn word(&mut self, node: Node<'t>) -> Word<'s> {
-        let mut word = Word::at(node.start_byte(), node.end_byte());
-        self.word_part(node, &mut word);
+        self.word_of(node, kind(node))
+    }
+
+    /// [`Walker::word`] of a node whose kind is read already.
+    fn word_of(&mut self, node: Node<'t>, node_kind: Kind) -> Word<'s> {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let mut word = Word::at(start, end);
+        self.word_part_of(node, node_kind, self.slice(start, end), &mut word);
         word
     }
 
     /// Appends the value of a word-like node to `word`.
     fn word_part(&mut self, node: Node<'t>, word: &mut Word<'s>) {
-        let text = self.text(node);
+        self.word_part_of(node, kind(node), self.text(node), word);
+    }
+
+    /// [`Walker::word_part`] of a node whose kind and text are read already.
+    fn word_part_of(&mut self, node: Node<'t>, node_kind: Kind, text: &'s str, word: &mut Word<'s>) {
         // A word, command name or concatenation of nothing but plain characters is its text,
         // whatever pieces tree-sitter made of it: no need to visit them.
         if self.clean
-            && matches!(kind(node), Kind::Word | Kind::CommandName | Kind::Concatenation | Kind::Number)
+            && matches!(node_kind, Kind::Word | Kind::CommandName | Kind::Concatenation | Kind::Number)
             && is_plain(text)
         {
             word.push_unquoted(text);
@@ -929,7 +955,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             word.expansion = true;
             return;
         }
-        match kind(node) {
+        match node_kind {
             Kind::Word => word.push_unquoted(text),
             Kind::RawString => {
                 let body = text.strip_prefix('\'').unwrap_or(text);
