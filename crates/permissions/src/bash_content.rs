@@ -22,6 +22,7 @@
 //! built only where they differ from the source text, rules of all three behaviours are
 //! found in one pass, and the rare checks live in functions of their own.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use smallvec::SmallVec;
@@ -426,25 +427,10 @@ impl Check<'_, '_, '_> {
 /// Deny and ask rules may match any; allow rules the words joined and the source text, or,
 /// for a command run through such a wrapper, only its forms with the wrapper.
 struct Spellings<'c> {
-    /// The distinct spellings.
-    all: SmallVec<[Spelling<'c>; 3]>,
+    /// The distinct spellings, borrowed from the command or built.
+    all: SmallVec<[Cow<'c, str>; 3]>,
     /// Bit `k` set: allow rules are tried against `all[k]`.
     allow_mask: u32,
-}
-
-/// One spelling, borrowed from the command or built.
-enum Spelling<'c> {
-    Borrowed(&'c str),
-    Built(String),
-}
-
-impl Spelling<'_> {
-    fn as_str(&self) -> &str {
-        match self {
-            Spelling::Borrowed(text) => text,
-            Spelling::Built(text) => text,
-        }
-    }
 }
 
 impl<'c> Spellings<'c> {
@@ -453,9 +439,9 @@ impl<'c> Spellings<'c> {
         let wrapped = cmd.wrapped.as_ref();
         let plain_allows = wrapped.is_none();
         if !joins_to(&cmd.argv, &cmd.text) {
-            spellings.add(Spelling::Built(cmd.argv.join(" ")), plain_allows);
+            spellings.add(Cow::Owned(cmd.argv.join(" ")), plain_allows);
         }
-        spellings.add(Spelling::Borrowed(&cmd.text), plain_allows);
+        spellings.add(Cow::Borrowed(&cmd.text), plain_allows);
         let bare = cmd.argv.first().and_then(|first| {
             let program = basename(first);
             let skip = if program == "git" { git_global_options(&cmd.argv[1..]) } else { 0 };
@@ -470,25 +456,25 @@ impl<'c> Spellings<'c> {
             Some(joined)
         });
         if let Some(bare) = bare {
-            spellings.add(Spelling::Built(bare), false);
+            spellings.add(Cow::Owned(bare), false);
         }
         if let Some(wrapped) = wrapped {
-            spellings.add(Spelling::Borrowed(&wrapped.joined), true);
-            spellings.add(Spelling::Borrowed(&wrapped.text), true);
+            spellings.add(Cow::Borrowed(&wrapped.joined), true);
+            spellings.add(Cow::Borrowed(&wrapped.text), true);
             // The wrapper by its basename (`/usr/bin/sudo` is `sudo`), for deny and ask rules.
             let (first, rest) = wrapped.joined.split_once(' ').unwrap_or((&wrapped.joined, ""));
             let program = basename(first);
             if program != first {
                 let bare = if rest.is_empty() { program.to_owned() } else { format!("{program} {rest}") };
-                spellings.add(Spelling::Built(bare), false);
+                spellings.add(Cow::Owned(bare), false);
             }
         }
         spellings
     }
 
     /// Adds `spelling` unless it is there already; `allows`: allow rules are tried against it.
-    fn add(&mut self, spelling: Spelling<'c>, allows: bool) {
-        let at = match self.all.iter().position(|known| known.as_str() == spelling.as_str()) {
+    fn add(&mut self, spelling: Cow<'c, str>, allows: bool) {
+        let at = match self.all.iter().position(|known| *known == spelling) {
             Some(at) => at,
             None => {
                 self.all.push(spelling);
@@ -502,7 +488,7 @@ impl<'c> Spellings<'c> {
 
     /// The spellings, as strings.
     fn as_slice(&self) -> SmallVec<[&str; 3]> {
-        self.all.iter().map(Spelling::as_str).collect()
+        self.all.iter().map(|spelling| &**spelling).collect()
     }
 }
 
