@@ -265,30 +265,13 @@ fn command_field_of<'t>(
         Kind::CommandName => Some("name"),
         Kind::FileRedirect | Kind::HerestringRedirect => Some("redirect"),
         Kind::Subshell | Kind::Comment | Kind::VariableAssignment => None,
-        Kind::Word
-        | Kind::String
-        | Kind::RawString
-        | Kind::Concatenation
-        | Kind::Number
-        | Kind::SimpleExpansion
-        | Kind::Expansion
-        | Kind::CommandSubstitution
-        | Kind::ProcessSubstitution
-        | Kind::ArithmeticExpansion
-        | Kind::AnsiCString
-        | Kind::TranslatedString
-        | Kind::BraceExpression
-        | Kind::Regex
-            if after_name =>
-        {
-            Some("argument")
-        }
+        kind if after_name && is_word(kind) => Some("argument"),
         _ => u32::try_from(index).ok().and_then(|i| command.field_name_for_child(i)),
     }
 }
 
-/// Node kinds that are words or expressions: walked only for the substitutions inside them.
-fn is_expression(kind: Kind) -> bool {
+/// Node kinds that are one shell word: what a command's argument may be.
+fn is_word(kind: Kind) -> bool {
     matches!(
         kind,
         Kind::Word
@@ -298,32 +281,40 @@ fn is_expression(kind: Kind) -> bool {
             | Kind::Number
             | Kind::SimpleExpansion
             | Kind::Expansion
-            | Kind::ArithmeticExpansion
-            | Kind::BinaryExpression
-            | Kind::UnaryExpression
-            | Kind::TernaryExpression
-            | Kind::PostfixExpression
-            | Kind::ParenthesizedExpression
-            | Kind::Subscript
-            | Kind::VariableName
-            | Kind::SpecialVariableName
-            | Kind::TestOperator
-            | Kind::Regex
-            | Kind::ExtglobPattern
-            | Kind::BraceExpression
-            | Kind::Array
-            | Kind::AnsiCString
-            | Kind::TranslatedString
-            | Kind::StringContent
-            | Kind::CommandName
-            | Kind::FileDescriptor
-            | Kind::HeredocBody
-            | Kind::HeredocContent
-            | Kind::HeredocStart
-            | Kind::HeredocEnd
             | Kind::CommandSubstitution
             | Kind::ProcessSubstitution
+            | Kind::ArithmeticExpansion
+            | Kind::AnsiCString
+            | Kind::TranslatedString
+            | Kind::BraceExpression
+            | Kind::Regex
     )
+}
+
+/// Node kinds that are words or expressions: walked only for the substitutions inside them.
+fn is_expression(kind: Kind) -> bool {
+    is_word(kind)
+        || matches!(
+            kind,
+            Kind::BinaryExpression
+                | Kind::UnaryExpression
+                | Kind::TernaryExpression
+                | Kind::PostfixExpression
+                | Kind::ParenthesizedExpression
+                | Kind::Subscript
+                | Kind::VariableName
+                | Kind::SpecialVariableName
+                | Kind::TestOperator
+                | Kind::ExtglobPattern
+                | Kind::Array
+                | Kind::StringContent
+                | Kind::CommandName
+                | Kind::FileDescriptor
+                | Kind::HeredocBody
+                | Kind::HeredocContent
+                | Kind::HeredocStart
+                | Kind::HeredocEnd
+        )
 }
 
 /// The text a here-document or here-string feeds to a command's standard input.
