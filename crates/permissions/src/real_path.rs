@@ -126,12 +126,11 @@ impl Resolver {
         let bytes = path.as_os_str().as_bytes();
         let lexical = lexical(bytes);
         let walk = self.resolve(bytes);
+        let differs = walk.real != lexical;
         let mut forms = Forms::new();
-        if walk.real != lexical {
-            forms.push(to_path(lexical));
+        forms.push(to_path(lexical));
+        if differs {
             forms.push(to_path(walk.real.clone()));
-        } else {
-            forms.push(to_path(lexical));
         }
         self.scratch = walk;
         forms

@@ -102,7 +102,7 @@ impl<'s> Output<'s> {
         self.changed_dir = inner.changed_dir;
         self.commands.extend(inner.commands.into_iter().map(|command| -> SimpleCommand<'s> { command.into_owned() }));
         self.writes.extend(inner.writes.into_iter().map(|write| -> RedirectWrite<'s> { write.into_owned() }));
-        self.reads.extend(inner.reads.into_iter().map(|read| Cow::Owned(read.into_owned())));
+        self.reads.extend(inner.reads.into_iter().map(|read| -> Text<'s> { super::owned(read) }));
     }
 
     /// Parses `src` as it is and walks it into this output.
