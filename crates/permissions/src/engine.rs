@@ -101,7 +101,8 @@ enum AskKind {
 pub struct Evaluation {
     /// The decision.
     pub decision: PermissionDecision,
-    /// Each layer's verdict, in order.
+    /// The verdicts of the layers that had something to say, in order (the result itself is
+    /// the decision; [`Evaluation::explain`] adds it as the last line).
     pub trace: Vec<LayerVerdict>,
     /// Rules that would allow the call, generalised (at most 5).
     pub suggestions: Vec<String>,
@@ -109,10 +110,30 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    /// Every layer's verdict, one per line.
+    /// Every layer's verdict, one per line, and last the result with the kind of its reason
+    /// (`result: deny: … (reason: rule)`).
     pub fn explain(&self) -> String {
-        self.trace.iter().map(|l| format!("{}: {}", l.layer, l.verdict)).collect::<Vec<_>>().join("\n")
+        explain(&self.trace, &self.decision)
     }
+}
+
+/// The lines of `trace`, then the result line of `decision`.
+fn explain(trace: &[LayerVerdict], decision: &PermissionDecision) -> String {
+    let mut out = String::new();
+    for line in trace {
+        out.push_str(line.layer);
+        out.push_str(": ");
+        out.push_str(&line.verdict);
+        out.push('\n');
+    }
+    out.push_str("result: ");
+    out.push_str(decision.behavior.as_str());
+    out.push_str(": ");
+    out.push_str(&decision.message);
+    out.push_str(" (reason: ");
+    out.push_str(decision.reason.kind());
+    out.push(')');
+    out
 }
 
 /// The final decision, with a replacement input when a PermissionRequest hook gave one.
@@ -124,6 +145,13 @@ pub struct Decided {
     pub updated_input: Option<Value>,
     /// The layers' verdicts.
     pub trace: Vec<LayerVerdict>,
+}
+
+impl Decided {
+    /// Every layer's verdict, one per line, and last the result, as [`Evaluation::explain`].
+    pub fn explain(&self) -> String {
+        explain(&self.trace, &self.decision)
+    }
 }
 
 /// The permission engine. Build it once per session from the merged settings.
@@ -399,11 +427,6 @@ impl PermissionEngine {
             reason = DecisionReason::Mode { mode };
             message.push_str(" (dontAsk mode denies every call that would ask)");
         }
-        let mut verdict = String::with_capacity(behavior.as_str().len() + 2 + message.len());
-        verdict.push_str(behavior.as_str());
-        verdict.push_str(": ");
-        verdict.push_str(&message);
-        trace.push(LayerVerdict { layer: "result", verdict });
         let suggestions = if behavior == PermissionBehavior::Ask {
             suggestions.unwrap_or_else(|| call.suggestions(content.as_ref()))
         } else {
@@ -530,7 +553,6 @@ impl PermissionEngine {
                 DecisionReason::Tool { detail } | DecisionReason::Classifier { reason: detail, .. } => detail.clone(),
                 other => other.kind().to_owned(),
             };
-            trace.push(LayerVerdict { layer: "automatic", verdict: detail.clone() });
             return Verdict::new(PermissionBehavior::Allow, reason, detail, AskKind::Open);
         }
         if mode == PermissionMode::AcceptEdits && content.accept_edits_ok {
@@ -579,6 +601,7 @@ impl PermissionEngine {
         if eval.decision.behavior != PermissionBehavior::Ask {
             return Decided { decision: eval.decision, updated_input: None, trace: eval.trace };
         }
+        eval.trace.push(LayerVerdict { layer: "evaluation", verdict: concat(&["ask: ", &eval.decision.message]) });
         let name = canonical_tool_name(tool.name()).to_owned();
         if eval.ask == AskKind::Open
             && let Some(classifier) = &self.classifier
@@ -847,13 +870,13 @@ fn suffix(why: &str) -> String {
 /// looked up once per decision), and the working directories' forms, computed when a path
 /// must first be checked against them.
 pub(crate) struct Paths<'a> {
-    resolver: Resolver,
+    resolver: Resolver<'a>,
     roots: &'a [PathBuf],
     root_forms: Option<Vec<PathBuf>>,
 }
 
 impl<'a> Paths<'a> {
-    fn new(cwd: &Path, roots: &'a [PathBuf]) -> Self {
+    fn new(cwd: &'a Path, roots: &'a [PathBuf]) -> Self {
         Self { resolver: Resolver::new(cwd), roots, root_forms: None }
     }
 

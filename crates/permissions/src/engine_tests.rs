@@ -574,6 +574,11 @@ async fn the_classifier_settles_only_open_asks() {
     let bash = tool("Bash");
     let d = engine.decide(&bash, &json!({"command": "npm install"}), &ctx(Dflt), None).await;
     assert_eq!((d.decision.behavior, d.decision.reason.kind()), (Allow, "classifier"));
+    // The explanation runs from the synchronous layers' ask to the classifier's answer.
+    let lines: Vec<String> = d.explain().lines().map(str::to_owned).collect();
+    assert!(lines[0].starts_with("evaluation: ask: Bash("), "{lines:?}");
+    assert!(lines[1].starts_with("classifier: Allow"), "{lines:?}");
+    assert_eq!(lines[2], "result: allow: allowed by the fixed classifier: fine (reason: classifier)", "{lines:?}");
     let d = engine.decide(&bash, &json!({"command": "git push"}), &ctx(Dflt), None).await;
     assert_eq!(d.decision.behavior, Deny, "an explicit ask rule is not the classifier's to settle");
     let d = engine.decide(&bash, &json!({"command": "rm -rf /"}), &ctx(Dflt), None).await;

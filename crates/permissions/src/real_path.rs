@@ -47,23 +47,86 @@ enum Entry {
 
 /// Resolves paths for one decision, remembering each directory entry it looked at.
 #[derive(Debug)]
-pub(crate) struct Resolver {
+pub(crate) struct Resolver<'a> {
     /// What each real path looked at so far is.
-    seen: FxHashMap<Vec<u8>, Entry>,
-    /// The working directory as written, and the walk that resolved it (once, on first use):
-    /// paths below it continue from there.
-    base: Vec<u8>,
+    seen: Seen,
+    /// The working directory as written (without trailing `/`), and the walk that resolved
+    /// it (once, on first use): paths below it continue from there.
+    base: &'a [u8],
     base_walk: Option<Walk>,
     /// A walk whose buffer is reused from path to path.
     scratch: Walk,
+}
+
+/// The directory entries one decision looked at. A decision meets a handful, so they are
+/// kept end to end in small inline buffers and searched in order; past [`Seen::LINEAR`]
+/// entries they move into a hash map.
+#[derive(Debug, Default)]
+struct Seen {
+    /// The paths of `entries`, end to end.
+    names: SmallVec<[u8; 192]>,
+    /// Each entry: where its path ends in `names` (it starts where the previous one ends),
+    /// and what it is.
+    entries: SmallVec<[(usize, Entry); 6]>,
+    /// Every entry, once there are more than [`Seen::LINEAR`].
+    map: FxHashMap<Vec<u8>, Entry>,
+}
+
+impl Seen {
+    /// How many entries are searched in order before they move into the map.
+    const LINEAR: usize = 16;
+
+    fn get(&self, path: &[u8]) -> Option<&Entry> {
+        if !self.map.is_empty() {
+            return self.map.get(path);
+        }
+        let mut start = 0;
+        for (end, entry) in &self.entries {
+            if &self.names[start..*end] == path {
+                return Some(entry);
+            }
+            start = *end;
+        }
+        None
+    }
+
+    fn insert(&mut self, path: &[u8], entry: Entry) {
+        if !self.map.is_empty() {
+            self.map.insert(path.to_vec(), entry);
+            return;
+        }
+        if self.entries.len() < Self::LINEAR {
+            self.names.extend_from_slice(path);
+            self.entries.push((self.names.len(), entry));
+            return;
+        }
+        let mut start = 0;
+        for (end, entry) in self.entries.drain(..) {
+            self.map.insert(self.names[start..end].to_vec(), entry);
+            start = end;
+        }
+        self.names.clear();
+        self.map.insert(path.to_vec(), entry);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.entries.len() + self.map.len()
+    }
+
+    #[cfg(test)]
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().map(|(_, entry)| entry).chain(self.map.values())
+    }
 }
 
 /// Where a resolution stands: the real path reached so far and how it got there.
 #[derive(Debug, Clone, Default)]
 struct Walk {
     /// The real path so far, absolute, without a trailing `/` (except the root itself;
-    /// empty stands for the root too, before the first component).
-    real: Vec<u8>,
+    /// empty stands for the root too, before the first component). Inline: most paths are
+    /// short, and a decision walks several.
+    real: SmallVec<[u8; 120]>,
     /// How many components `real` has.
     depth: usize,
     /// The depth at which the walk left the existing file system, if it has.
@@ -106,14 +169,14 @@ impl Walk {
     }
 }
 
-impl Resolver {
+impl<'a> Resolver<'a> {
     /// A resolver for paths mostly below `cwd` (an absolute directory path).
-    pub(crate) fn new(cwd: &Path) -> Self {
-        let mut base = cwd.as_os_str().as_bytes().to_vec();
+    pub(crate) fn new(cwd: &'a Path) -> Self {
+        let mut base = cwd.as_os_str().as_bytes();
         while base.len() > 1 && base.last() == Some(&b'/') {
-            base.pop();
+            base = &base[..base.len() - 1];
         }
-        Resolver { seen: FxHashMap::default(), base, base_walk: None, scratch: Walk::default() }
+        Resolver { seen: Seen::default(), base, base_walk: None, scratch: Walk::default() }
     }
 
     /// `path` as written with `.` and `..` removed lexically, and, when it differs, the real
@@ -126,11 +189,11 @@ impl Resolver {
         let bytes = path.as_os_str().as_bytes();
         let lexical = lexical(bytes);
         let walk = self.resolve(bytes);
-        let differs = walk.real != lexical;
+        let differs = walk.real[..] != lexical[..];
         let mut forms = Forms::new();
         forms.push(to_path(lexical));
         if differs {
-            forms.push(to_path(walk.real.clone()));
+            forms.push(to_path(walk.real.to_vec()));
         }
         self.scratch = walk;
         forms
@@ -153,18 +216,16 @@ impl Resolver {
     /// Whether `path` is the working directory or below it.
     fn below_base(&self, path: &[u8]) -> bool {
         !self.base.is_empty()
-            && path.starts_with(&self.base)
+            && path.starts_with(self.base)
             && (path.len() == self.base.len() || path[self.base.len()] == b'/' || self.base == b"/")
     }
 
     /// The walk of the working directory, resolved on first use.
     fn base_walk(&mut self) -> &Walk {
         if self.base_walk.is_none() {
-            let base = std::mem::take(&mut self.base);
             let mut base_walk = Walk::default();
             base_walk.reset();
-            self.walk_from_root(&mut base_walk, &base);
-            self.base = base;
+            self.walk_from_root(&mut base_walk, self.base);
             self.base_walk = Some(base_walk);
         }
         self.base_walk.get_or_insert_with(Walk::default)
@@ -173,7 +234,7 @@ impl Resolver {
     /// Whether the working directory does not exist and its real path is itself.
     fn base_missing_without_links(&mut self) -> bool {
         self.base_walk();
-        self.base_walk.as_ref().is_some_and(|walk| walk.missing_from.is_some() && walk.real == self.base)
+        self.base_walk.as_ref().is_some_and(|walk| walk.missing_from.is_some() && walk.real[..] == *self.base)
     }
 
     /// The real path behind `path` (see the module documentation).
@@ -181,7 +242,7 @@ impl Resolver {
     pub(crate) fn real(&mut self, path: &Path) -> PathBuf {
         let path = absolute(path);
         let walk = self.resolve(path.as_os_str().as_bytes());
-        let real = to_path(walk.real.clone());
+        let real = to_path(walk.real.to_vec());
         self.scratch = walk;
         real
     }
@@ -282,7 +343,7 @@ impl Resolver {
             return entry.clone();
         }
         let entry = read_entry(path);
-        self.seen.insert(path.to_vec(), entry.clone());
+        self.seen.insert(path, entry.clone());
         entry
     }
 }
@@ -376,7 +437,7 @@ fn lexical(path: &[u8]) -> Vec<u8> {
     if is_lexical(path) {
         return path.to_vec();
     }
-    let mut walk = Walk { real: Vec::with_capacity(path.len().max(1)), ..Walk::default() };
+    let mut walk = Walk::default();
     walk.reset();
     for part in path.split(|&b| b == b'/') {
         match part {
@@ -385,7 +446,7 @@ fn lexical(path: &[u8]) -> Vec<u8> {
             _ => walk.push(part),
         }
     }
-    walk.real
+    walk.real.into_vec()
 }
 
 /// Whether the absolute `path` is already as [`lexical`] would make it: no empty, `.` or
@@ -568,7 +629,27 @@ mod tests {
         assert_eq!(Resolver::new(&root).forms(&odd).as_slice(), std::slice::from_ref(&odd));
         let mut resolver = Resolver::new(Path::new("/"));
         assert_eq!(resolver.real(&odd), odd);
-        assert!(resolver.seen.values().any(|e| matches!(e, Entry::Missing)));
+        assert!(resolver.seen.entries().any(|e| matches!(e, Entry::Missing)));
+    }
+
+    /// Past the entries searched in order, the rest are found through the map, the early
+    /// ones included.
+    #[test]
+    fn many_entries_are_all_remembered() {
+        let (_guard, root) = tmp();
+        let mut resolver = Resolver::new(Path::new("/"));
+        let count = Seen::LINEAR * 3;
+        for i in 0..count {
+            std::fs::create_dir(root.join(format!("d{i}"))).unwrap();
+            assert_eq!(resolver.real(&root.join(format!("d{i}/x"))), root.join(format!("d{i}/x")));
+        }
+        let seen = resolver.seen.len();
+        assert!(seen > count, "{seen}");
+        for i in (0..count).rev() {
+            resolver.real(&root.join(format!("d{i}")));
+        }
+        assert_eq!(resolver.seen.len(), seen, "nothing looked up twice");
+        assert!(resolver.seen.entries().filter(|e| matches!(e, Entry::Plain)).count() >= count);
     }
 
     #[test]
