@@ -350,7 +350,7 @@ impl Check<'_, '_, '_> {
                 for target in targets {
                     let lexical = self.paths.forms(&target).swap_remove(0);
                     // No rule can match below it: nothing to walk.
-                    if self.path_rules.restrict_reads_below(self.rules, &lexical) {
+                    if self.path_rules.restrict_reads_below(&lexical) {
                         all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
                     }
                 }

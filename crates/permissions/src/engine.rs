@@ -857,7 +857,7 @@ pub(crate) fn concat(parts: &[&str]) -> String {
 
 /// Whether `path` is `dir` or below it, both absolute and normalised (forms of the
 /// resolver): `Path::starts_with` on their bytes, a component boundary after `dir`.
-fn is_below(path: &Path, dir: &Path) -> bool {
+pub(crate) fn is_below(path: &Path, dir: &Path) -> bool {
     let (path, dir) = (path.as_os_str().as_encoded_bytes(), dir.as_os_str().as_encoded_bytes());
     path.starts_with(dir) && (path.len() == dir.len() || dir.ends_with(b"/") || path[dir.len()] == b'/')
 }

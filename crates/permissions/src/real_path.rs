@@ -451,7 +451,7 @@ fn lexical(path: &[u8]) -> Vec<u8> {
 
 /// Whether the absolute `path` is already as [`lexical`] would make it: no empty, `.` or
 /// `..` component, no trailing `/` (the root alone excepted).
-fn is_lexical(path: &[u8]) -> bool {
+pub(crate) fn is_lexical(path: &[u8]) -> bool {
     if path == b"/" {
         return true;
     }

@@ -196,6 +196,9 @@ pub(crate) struct PathRules {
     /// each has one: a path that starts with none of them matches no rule, which is cheaper
     /// to tell than asking the set. `None` when some glob starts with a special character.
     prefixes: Option<Vec<Box<[u8]>>>,
+    /// The literal folder of each glob of a `Read` rule that denies or asks (see
+    /// [`PathRules::restrict_reads_below`]), each once.
+    read_folders: Vec<PathBuf>,
 }
 
 impl PathRules {
@@ -203,13 +206,20 @@ impl PathRules {
         let mut members = Vec::new();
         let mut globs: Vec<&str> = Vec::new();
         let mut owner = Vec::new();
+        let mut read_folders: Vec<PathBuf> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
             if let Spec::Path(pattern) = &rule.spec
                 && matches!(rule.entry.rule.tool(), "Read" | "Edit")
             {
+                let restricts_reads = rule.entry.rule.tool() == "Read"
+                    && matches!(rule.behavior(), PermissionBehavior::Deny | PermissionBehavior::Ask);
                 for glob in pattern.globs() {
                     globs.push(glob);
                     owner.push(members.len());
+                    let folder = Path::new(literal_folder(glob));
+                    if restricts_reads && !read_folders.iter().any(|f| f == folder) {
+                        read_folders.push(folder.to_path_buf());
+                    }
                 }
                 members.push(i);
             }
@@ -229,7 +239,7 @@ impl PathRules {
                 _ => {}
             }
         }
-        PathRules { members, set, owner, prefixes }
+        PathRules { members, set, owner, prefixes, read_folders }
     }
 
     /// Whether some rule's glob may match `path`: it starts with a glob's literal prefix.
@@ -242,15 +252,8 @@ impl PathRules {
     /// folder, `.` and `..` removed): what a recursive read of `root` must be checked against.
     /// Judged on each glob's literal folder prefix, so it may say yes for nothing, never no
     /// for something.
-    pub fn restrict_reads_below(&self, rules: &[CompiledRule], root: &Path) -> bool {
-        self.members.iter().map(|&i| &rules[i]).any(|r| {
-            r.entry.rule.tool() == "Read"
-                && matches!(r.behavior(), PermissionBehavior::Deny | PermissionBehavior::Ask)
-                && matches!(&r.spec, Spec::Path(p) if p.globs().iter().any(|glob| {
-                    let prefix = Path::new(literal_folder(glob));
-                    prefix.starts_with(root) || root.starts_with(prefix)
-                }))
-        })
+    pub fn restrict_reads_below(&self, root: &Path) -> bool {
+        self.read_folders.iter().any(|folder| starts_with(folder, root) || starts_with(root, folder))
     }
 
     /// The rules matching any of `forms` (the forms of one path), in settings order.
@@ -320,6 +323,16 @@ fn literal_prefix(glob: &str) -> &str {
     glob.find(['*', '?', '[', '{', '\\']).map_or(glob, |at| &glob[..at])
 }
 
+/// `Path::starts_with`, on the bytes when both paths are already normal (absolute, without
+/// `.`, `..`, repeated or trailing `/`), where it says the same for less.
+fn starts_with(path: &Path, base: &Path) -> bool {
+    let (bytes, base_bytes) = (path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes());
+    if crate::real_path::is_lexical(bytes) && crate::real_path::is_lexical(base_bytes) {
+        return crate::engine::is_below(path, base);
+    }
+    path.starts_with(base)
+}
+
 /// The folder part of a glob before its first special character (`/r/src` of
 /// `/r/src/*.rs`; `/` of `**/.env`).
 fn literal_folder(glob: &str) -> &str {
@@ -372,6 +385,18 @@ fn fixed_first_word(pattern: &CommandPattern) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+
+    /// The byte comparison says what `Path::starts_with` says, for normal paths and others.
+    #[test]
+    fn starts_with_agrees_with_paths() {
+        let paths = ["/", "/r", "/r/", "/r/src", "/rs", "/r/src/a", "/r/./src", "/r/../r/src", "//r", "/r//src", "/r/s"];
+        for a in paths {
+            for b in paths {
+                let (a, b) = (Path::new(a), Path::new(b));
+                assert_eq!(super::starts_with(a, b), a.starts_with(b), "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn literal_folders_of_globs() {
