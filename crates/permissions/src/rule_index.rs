@@ -389,7 +389,8 @@ mod tests {
     /// The byte comparison says what `Path::starts_with` says, for normal paths and others.
     #[test]
     fn starts_with_agrees_with_paths() {
-        let paths = ["/", "/r", "/r/", "/r/src", "/rs", "/r/src/a", "/r/./src", "/r/../r/src", "//r", "/r//src", "/r/s"];
+        let paths =
+            ["/", "/r", "/r/", "/r/src", "/rs", "/r/src/a", "/r/./src", "/r/../r/src", "//r", "/r//src", "/r/s"];
         for a in paths {
             for b in paths {
                 let (a, b) = (Path::new(a), Path::new(b));
