@@ -750,9 +750,10 @@ async fn run_call(
     events: Option<EventSink>,
 ) -> Report {
     let started = Instant::now();
-    let emit = |event: Event| {
+    // Events are built only when someone listens (a summary renders the input).
+    let emit = |event: &dyn Fn() -> Event| {
         if let Some(sink) = &events {
-            sink(event);
+            sink(event());
         }
     };
     ctx.tool_use_id = call.id.clone();
@@ -774,7 +775,7 @@ async fn run_call(
         Ok(input) => input,
         Err(err) => return fail(err),
     };
-    emit(Event::CallStarted {
+    emit(&|| Event::CallStarted {
         tool_use_id: call.id.clone(),
         tool_name: name.clone(),
         summary: tool.render_use(&input),
@@ -787,13 +788,13 @@ async fn run_call(
         let outcome =
             hooks.pre_tool_use(HookCall { tool_name: &name, tool_use_id: &call.id, input: &input, ctx: &ctx }).await;
         for notice in &outcome.notices {
-            emit(Event::HookOutcome { tool_use_id: call.id.clone(), event: "PreToolUse", detail: notice.clone() });
+            emit(&|| Event::HookOutcome { tool_use_id: call.id.clone(), event: "PreToolUse", detail: notice.clone() });
         }
         if let Some(reason) = &outcome.stop {
             lock(&inner.stop).get_or_insert_with(|| reason.clone());
         }
         if let Some(reason) = outcome.blocked {
-            emit(Event::HookOutcome {
+            emit(&|| Event::HookOutcome {
                 tool_use_id: call.id.clone(),
                 event: "PreToolUse",
                 detail: format!("blocked: {reason}"),
@@ -802,7 +803,7 @@ async fn run_call(
         }
         additional_context.extend(outcome.additional_context);
         if let Some(updated) = outcome.updated_input {
-            emit(Event::HookOutcome {
+            emit(&|| Event::HookOutcome {
                 tool_use_id: call.id.clone(),
                 event: "PreToolUse",
                 detail: "rewrote the input".into(),
@@ -829,7 +830,7 @@ async fn run_call(
         "permission decided: {}",
         decided.decision.message
     );
-    emit(Event::PermissionDecided { tool_use_id: call.id.clone(), decision: decided.decision.clone() });
+    emit(&|| Event::PermissionDecided { tool_use_id: call.id.clone(), decision: decided.decision.clone() });
     if decided.decision.behavior != PermissionBehavior::Allow {
         return fail(ToolError::permission(decided.decision.message.clone()));
     }
@@ -856,7 +857,7 @@ async fn run_call(
             if let Some(structured) = &output.structured
                 && events.is_some()
             {
-                emit(Event::Output {
+                emit(&|| Event::Output {
                     tool_use_id: call.id.clone(),
                     tool_name: name.clone(),
                     structured: structured.clone(),
