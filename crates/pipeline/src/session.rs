@@ -596,39 +596,60 @@ impl Session {
         for batch in batches {
             let cancels = Cancels { user: cancel.clone(), batch: cancel.child_token() };
             let base = self.context();
-            let semaphore = Arc::new(Semaphore::new(if batch.concurrent { self.inner.max_concurrency } else { 1 }));
-            let mut set = JoinSet::new();
-            let mut spawned = HashMap::new();
-            for index in batch.calls.clone() {
+            // One call runs in the message's own task (a panic still fails only that call);
+            // several each get a task of their own.
+            let mut finished = Vec::new();
+            if batch.calls.len() == 1 {
+                let index = batch.calls.start;
                 let call = calls[index].clone();
                 if cancel.is_cancelled() {
                     reports[index] = Some(cancelled_report(&call, "cancelled by the user before it started"));
-                    continue;
+                } else {
+                    let started = Instant::now();
+                    let run = run_call(self.inner.clone(), call.clone(), base, cancels.clone(), events.clone());
+                    let report = CatchUnwind(Box::pin(run))
+                        .await
+                        .unwrap_or_else(|_| panic_report(&call, true, started.elapsed()));
+                    finished.push((index, report));
                 }
-                let inner = self.inner.clone();
-                let (base, cancels, semaphore, events) =
-                    (base.clone(), cancels.clone(), semaphore.clone(), events.clone());
-                let task_call = call.clone();
-                let handle = set.spawn(async move {
-                    let _permit = semaphore.acquire_owned().await;
-                    run_call(inner, task_call, base, cancels, events).await
-                });
-                spawned.insert(handle.id(), (index, call, Instant::now()));
+            } else {
+                let semaphore = Arc::new(Semaphore::new(if batch.concurrent { self.inner.max_concurrency } else { 1 }));
+                let mut set = JoinSet::new();
+                let mut spawned = HashMap::new();
+                for index in batch.calls.clone() {
+                    let call = calls[index].clone();
+                    if cancel.is_cancelled() {
+                        reports[index] = Some(cancelled_report(&call, "cancelled by the user before it started"));
+                        continue;
+                    }
+                    let inner = self.inner.clone();
+                    let (base, cancels, semaphore, events) =
+                        (base.clone(), cancels.clone(), semaphore.clone(), events.clone());
+                    let task_call = call.clone();
+                    let handle = set.spawn(async move {
+                        let _permit = semaphore.acquire_owned().await;
+                        run_call(inner, task_call, base, cancels, events).await
+                    });
+                    spawned.insert(handle.id(), (index, call, Instant::now()));
+                }
+                // Each call is its own task: a panic anywhere in its steps fails only that call.
+                while let Some(joined) = set.join_next_with_id().await {
+                    let (id, outcome) = match joined {
+                        Ok((id, report)) => (id, Ok(report)),
+                        Err(e) => (e.id(), Err(e)),
+                    };
+                    let Some((index, call, started)) = spawned.remove(&id) else { continue };
+                    let report = outcome.unwrap_or_else(|e| panic_report(&call, e.is_panic(), started.elapsed()));
+                    let failed_bash = report.result.is_error
+                        && canonical_tool_name(&report.tool_name) == "Bash"
+                        && report.error_kind != Some(ToolErrorKind::Cancelled);
+                    if batch.concurrent && failed_bash {
+                        cancels.batch.cancel();
+                    }
+                    finished.push((index, report));
+                }
             }
-            // Each call is its own task: a panic anywhere in its steps fails only that call.
-            while let Some(joined) = set.join_next_with_id().await {
-                let (id, outcome) = match joined {
-                    Ok((id, report)) => (id, Ok(report)),
-                    Err(e) => (e.id(), Err(e)),
-                };
-                let Some((index, call, started)) = spawned.remove(&id) else { continue };
-                let report = outcome.unwrap_or_else(|e| panic_report(&call, &e, started.elapsed()));
-                let failed_bash = report.result.is_error
-                    && canonical_tool_name(&report.tool_name) == "Bash"
-                    && report.error_kind != Some(ToolErrorKind::Cancelled);
-                if batch.concurrent && failed_bash {
-                    cancels.batch.cancel();
-                }
+            for (index, report) in finished {
                 if let Some(sink) = &events {
                     sink(Event::CallFinished {
                         tool_use_id: report.result.tool_use_id.clone(),
@@ -728,8 +749,9 @@ fn cancelled_report(call: &ToolCall, why: &str) -> Report {
     Report { counted: false, ..error_report(call, &err, Duration::ZERO) }
 }
 
-fn panic_report(call: &ToolCall, error: &tokio::task::JoinError, duration: Duration) -> Report {
-    let err = if error.is_panic() {
+/// The report of a call whose steps panicked (`panicked`) or whose task was aborted.
+fn panic_report(call: &ToolCall, panicked: bool, duration: Duration) -> Report {
+    let err = if panicked {
         ToolError::internal(format!(
             "{} failed with an internal error (a panic inside toolgate or the tool)",
             call.name
@@ -739,6 +761,23 @@ fn panic_report(call: &ToolCall, error: &tokio::task::JoinError, duration: Durat
         ToolError::cancelled(format!("{} was cancelled", call.name))
     };
     error_report(call, &err, duration)
+}
+
+/// A future whose panic while being polled becomes `Err` with the panic's payload, as a
+/// task's does: a call run inside the message's task still fails alone.
+struct CatchUnwind<F>(std::pin::Pin<Box<F>>);
+
+impl<F: std::future::Future> std::future::Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn std::any::Any + Send>>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(payload) => std::task::Poll::Ready(Err(payload)),
+        }
+    }
 }
 
 /// The seven steps for one call.

@@ -315,6 +315,33 @@ async fn a_panicking_tool_fails_alone() {
     assert_eq!(s.stats()["Boom"].errors["internal"], 1);
 }
 
+/// A call alone in its batch runs in the message's task, calls of a concurrent batch in
+/// tasks of their own: either way a panic fails only its call.
+#[tokio::test]
+async fn a_panic_fails_only_its_call_alone_or_among_concurrent_calls() {
+    let boom = |name: &'static str, safe: bool| {
+        ToolBuilder::new(name).concurrency_safe(safe).call(|_, _| async { panic!("a bug inside the tool") }).build()
+    };
+    let fine = ToolBuilder::new("Fine").concurrency_safe(true).call(|_, _| async { Ok(ToolOutput::text("fine")) });
+    let pool = ToolPool::builder().builtin(boom("Alone", false)).builtin(boom("Among", true)).builtin(fine.build());
+    let s = session(pool.build()).build();
+    let results = s
+        .run_message(vec![
+            ToolCall::new("1", "Alone", json!({})),
+            ToolCall::new("2", "Among", json!({})),
+            ToolCall::new("3", "Fine", json!({})),
+        ])
+        .await;
+    for (result, name) in results.iter().zip(["Alone", "Among"]) {
+        assert!(result.is_error, "{result:?}");
+        assert!(text(result).contains(&format!("{name} failed with an internal error")), "{}", text(result));
+    }
+    assert_eq!(text(&results[2]), "fine");
+    // The session goes on.
+    let again = s.run_message(vec![ToolCall::new("4", "Fine", json!({}))]).await;
+    assert_eq!(text(&again[0]), "fine");
+}
+
 #[tokio::test]
 async fn the_message_budget_persists_the_largest_results() {
     let big = |name: &'static str, size: usize| {
