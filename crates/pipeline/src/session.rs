@@ -885,7 +885,7 @@ async fn run_call(
     }
 
     // 6. Execute.
-    let outcome = execute(&tool, input.clone(), &ctx, &cancels).await;
+    let outcome = execute(&tool, input.clone(), &mut ctx, &cancels).await;
     tracing::debug!(tool = %name, id = %call.id, ok = outcome.is_ok(), elapsed = ?started.elapsed(), "executed");
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
 
@@ -985,32 +985,39 @@ async fn validate(inner: &Inner, tool: &DynTool, raw: &Value, ctx: &ToolContext)
 }
 
 /// Step 6 under cancellation: tools that cancel on interrupt stop when the user or a
-/// failed sibling cancels; tools that block finish.
-async fn execute(tool: &DynTool, input: Value, ctx: &ToolContext, cancels: &Cancels) -> Result<ToolOutput, ToolError> {
-    if tool.interrupt_behavior() == InterruptBehavior::Block {
-        let mut ctx = ctx.clone();
-        ctx.cancel = CancellationToken::new();
-        return tool.call(input, &ctx).await;
-    }
-    let mut ctx = ctx.clone();
-    ctx.cancel = cancels.batch.child_token();
-    let token = ctx.cancel.clone();
-    tokio::select! {
-        biased;
-        () = token.cancelled() => {
-            if cancels.user.is_cancelled() {
-                Err(ToolError::cancelled(format!("{} was cancelled by the user before it finished.", tool.name()))
-                    .with_hint("Wait for the user's direction before trying again."))
-            } else {
-                Err(ToolError::cancelled(format!(
-                    "{} was cancelled because a Bash call running beside it failed.",
-                    tool.name()
-                ))
-                .with_hint("Fix the failing command, then run this call again."))
+/// failed sibling cancels; tools that block finish. The call sees `ctx` with a token of its
+/// own, which is put back afterwards.
+async fn execute(
+    tool: &DynTool,
+    input: Value,
+    ctx: &mut ToolContext,
+    cancels: &Cancels,
+) -> Result<ToolOutput, ToolError> {
+    let blocks = tool.interrupt_behavior() == InterruptBehavior::Block;
+    let token = if blocks { CancellationToken::new() } else { cancels.batch.child_token() };
+    let saved = std::mem::replace(&mut ctx.cancel, token.clone());
+    let outcome = if blocks {
+        tool.call(input, ctx).await
+    } else {
+        tokio::select! {
+            biased;
+            () = token.cancelled() => {
+                if cancels.user.is_cancelled() {
+                    Err(ToolError::cancelled(format!("{} was cancelled by the user before it finished.", tool.name()))
+                        .with_hint("Wait for the user's direction before trying again."))
+                } else {
+                    Err(ToolError::cancelled(format!(
+                        "{} was cancelled because a Bash call running beside it failed.",
+                        tool.name()
+                    ))
+                    .with_hint("Fix the failing command, then run this call again."))
+                }
             }
+            out = tool.call(input, ctx) => out,
         }
-        out = tool.call(input, &ctx) => out,
-    }
+    };
+    ctx.cancel = saved;
+    outcome
 }
 
 /// The content the model sees for a successful output.
