@@ -32,7 +32,7 @@ use toolgate_core::{
 use crate::bash::{BashAnalysis, analyze};
 use crate::bash_content::bash_content;
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
-use crate::real_path::{Forms, Resolver};
+use crate::real_path::{Forms, Resolver, is_below};
 use crate::rule_index::{PathHits, RuleBook, ToolRules};
 use crate::rules::{CompiledRule, Family, Spec, home_dir};
 use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
@@ -855,13 +855,6 @@ pub(crate) fn concat(parts: &[&str]) -> String {
     out
 }
 
-/// Whether `path` is `dir` or below it, both absolute and normalised (forms of the
-/// resolver): `Path::starts_with` on their bytes, a component boundary after `dir`.
-pub(crate) fn is_below(path: &Path, dir: &Path) -> bool {
-    let (path, dir) = (path.as_os_str().as_encoded_bytes(), dir.as_os_str().as_encoded_bytes());
-    path.starts_with(dir) && (path.len() == dir.len() || dir.ends_with(b"/") || path[dir.len()] == b'/')
-}
-
 fn suffix(why: &str) -> String {
     if why.is_empty() { String::new() } else { format!(": {why}") }
 }
@@ -913,7 +906,9 @@ impl<'a> Paths<'a> {
     pub(crate) fn inside(&mut self, forms: &[PathBuf]) -> bool {
         let Self { resolver, roots, root_forms } = self;
         let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
-        forms.iter().all(|f| root_forms.iter().any(|r| is_below(f, r)))
+        forms.iter().all(|f| {
+            root_forms.iter().any(|r| is_below(f.as_os_str().as_encoded_bytes(), r.as_os_str().as_encoded_bytes()))
+        })
     }
 }
 

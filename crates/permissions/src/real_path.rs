@@ -215,9 +215,7 @@ impl<'a> Resolver<'a> {
 
     /// Whether `path` is the working directory or below it.
     fn below_base(&self, path: &[u8]) -> bool {
-        !self.base.is_empty()
-            && path.starts_with(self.base)
-            && (path.len() == self.base.len() || path[self.base.len()] == b'/' || self.base == b"/")
+        !self.base.is_empty() && is_below(path, self.base)
     }
 
     /// The walk of the working directory, resolved on first use.
@@ -447,6 +445,13 @@ fn lexical(path: &[u8]) -> Vec<u8> {
         }
     }
     walk.real.into_vec()
+}
+
+/// Whether `path` is `dir` or below it, both absolute and normal (as [`is_lexical`] says, or
+/// `dir` with a trailing `/`): `Path::starts_with` on their bytes, a component boundary
+/// after `dir`.
+pub(crate) fn is_below(path: &[u8], dir: &[u8]) -> bool {
+    path.starts_with(dir) && (path.len() == dir.len() || dir.ends_with(b"/") || path[dir.len()] == b'/')
 }
 
 /// Whether the absolute `path` is already as [`lexical`] would make it: no empty, `.` or

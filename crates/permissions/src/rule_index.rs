@@ -70,19 +70,21 @@ pub(crate) struct ToolRules {
     pub tool_wide: [Option<usize>; 3],
 }
 
-impl ToolRules {
-    /// The first tool-wide rule with `behavior`.
-    pub fn tool_wide<'r>(&self, rules: &'r [CompiledRule], behavior: PermissionBehavior) -> Option<&'r CompiledRule> {
-        let slot = match behavior {
-            PermissionBehavior::Deny => 0,
-            PermissionBehavior::Ask => 1,
-            PermissionBehavior::Allow => 2,
-        };
-        self.tool_wide[slot].map(|i| &rules[i])
+/// Where a rule of `behavior` goes in a deny, ask, allow triple.
+fn slot(behavior: PermissionBehavior) -> usize {
+    match behavior {
+        PermissionBehavior::Deny => 0,
+        PermissionBehavior::Ask => 1,
+        PermissionBehavior::Allow => 2,
     }
 }
 
 impl ToolRules {
+    /// The first tool-wide rule with `behavior`.
+    pub fn tool_wide<'r>(&self, rules: &'r [CompiledRule], behavior: PermissionBehavior) -> Option<&'r CompiledRule> {
+        self.tool_wide[slot(behavior)].map(|i| &rules[i])
+    }
+
     fn build(rules: &[CompiledRule], tool: &str) -> Self {
         let relevant: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].names_tool(tool)).collect();
         let params = relevant.iter().copied().filter(|&i| rules[i].param.is_some()).collect();
@@ -150,12 +152,10 @@ impl CommandIndex {
             for list in [fixed, self.any.as_slice()] {
                 for &i in list {
                     let rule = &rules[i];
-                    let slot = match rule.behavior() {
-                        PermissionBehavior::Deny => 0,
-                        PermissionBehavior::Ask => 1,
-                        PermissionBehavior::Allow if allow_mask >> k & 1 == 1 => 2,
-                        PermissionBehavior::Allow => continue,
-                    };
+                    let slot = slot(rule.behavior());
+                    if slot == 2 && allow_mask >> k & 1 == 0 {
+                        continue;
+                    }
                     // Each list is in settings order: past the best so far, nothing is better.
                     if best[slot].is_some_and(|b| b <= i) {
                         continue;
@@ -328,7 +328,7 @@ fn literal_prefix(glob: &str) -> &str {
 fn starts_with(path: &Path, base: &Path) -> bool {
     let (bytes, base_bytes) = (path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes());
     if crate::real_path::is_lexical(bytes) && crate::real_path::is_lexical(base_bytes) {
-        return crate::engine::is_below(path, base);
+        return crate::real_path::is_below(bytes, base_bytes);
     }
     path.starts_with(base)
 }
