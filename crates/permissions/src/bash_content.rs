@@ -349,8 +349,8 @@ impl Check<'_, '_, '_> {
                 let mut all = Vec::new();
                 for target in targets {
                     let lexical = self.paths.forms(&target).swap_remove(0);
-                    // No rule can match below it: nothing to walk.
-                    if self.path_rules.restrict_reads_below(&lexical) {
+                    // No rule can match below it, or nothing is there: nothing to walk.
+                    if self.path_rules.restrict_reads_below(&lexical) && self.paths.exists(&lexical) {
                         all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
                     }
                 }

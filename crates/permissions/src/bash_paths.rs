@@ -96,7 +96,9 @@ impl<'a> Bases<'a> {
                 Some(target) if is_static_path(&target, home) && !cmd.has_glob => {
                     let next: Vec<PathBuf> = bases.dirs.iter().map(|b| shell_path(b, &target, home)).collect();
                     for dir in next {
-                        if !bases.dirs.iter().any(|known| **known == *dir) {
+                        // By bytes: a base that differs only in spelling (`a//b`) is one more
+                        // directory to check, never one missed.
+                        if !bases.dirs.iter().any(|known| known.as_os_str() == dir.as_os_str()) {
                             bases.dirs.push(Cow::Owned(dir));
                         }
                     }

@@ -886,7 +886,9 @@ impl<'a> Paths<'a> {
         let mut all = Forms::new();
         for target in targets {
             for form in self.resolver.forms(target) {
-                if !all.contains(&form) {
+                // Forms are normal, so equal paths have equal bytes (`Path`'s own `==`
+                // compares component by component).
+                if !all.iter().any(|known| known.as_os_str() == form.as_os_str()) {
                     all.push(form);
                 }
             }
@@ -900,6 +902,11 @@ impl<'a> Paths<'a> {
             return self.resolver.forms_owned(targets.into_iter().next().unwrap_or_default());
         }
         self.forms_of(&targets)
+    }
+
+    /// Whether `path` leads to something that exists (see [`Resolver::exists`]).
+    pub(crate) fn exists(&mut self, path: &Path) -> bool {
+        self.resolver.exists(path)
     }
 
     /// Whether every form lies inside one of the working directories (in any of their forms).

@@ -692,3 +692,29 @@ fn a_denied_path_is_shown_as_the_rule_matched_it() {
     assert_eq!(e.decision.behavior, Deny);
     assert!(e.decision.message.contains("reading /repo/.env"), "{}", e.decision.message);
 }
+
+/// A recursive read is checked file by file below each folder it reads; a folder that is
+/// not there (or a link that leads nowhere) has nothing below it to check.
+#[test]
+fn a_recursive_read_checks_the_files_below_folders_that_exist() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::create_dir_all(repo.join("present")).unwrap();
+    std::fs::write(repo.join("present/secret.txt"), "k=v").unwrap();
+    std::os::unix::fs::symlink("gone", repo.join("dangling")).unwrap();
+    let deny = json!(["Read(./present/secret.txt)", "Read(./missing/**/*.txt)", "Read(./dangling/**/*.txt)"]);
+    let s = settings_at(json!({"permissions": {"deny": deny}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let bash = tool("Bash");
+    let c = ToolContext::new(&repo);
+    for (command, behavior) in [
+        ("grep -rn key present", Deny),
+        ("rg -uu key", Deny),
+        ("grep -rn key missing", Allow),
+        ("grep -rn key dangling", Allow),
+        ("rg key missing/below", Allow),
+    ] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
+        assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
+    }
+}

@@ -291,7 +291,11 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
 
     fn render_use(&self, input: &Value) -> String {
-        self.with_parsed(input, format!("{}({input})", self.tool.name()), |i| self.tool.render_use(i))
+        // The fallback is rendered only when it is needed.
+        match self.parse(input) {
+            Ok(parsed) => self.tool.render_use(&parsed),
+            Err(_) => format!("{}({input})", self.tool.name()),
+        }
     }
 
     fn to_classifier_input(&self, input: &Value) -> String {
@@ -348,6 +352,7 @@ mod tests {
         assert!(!t.is_read_only(&json!({"path": 3})));
         assert!(t.is_destructive(&json!({})));
         assert_eq!(t.render_use(&json!({"path": "a"})), "Probe(a)");
+        assert_eq!(t.render_use(&json!({"path": 3})), r#"Probe({"path":3})"#);
         assert!(matches!(t.check_permissions(&json!({}), &ToolContext::new("/")), PermissionCheck::Deny { .. }));
     }
 
