@@ -201,8 +201,9 @@ impl<'a> Resolver<'a> {
 
     /// Whether `path` leads to something that exists: no missing component on the way and no
     /// chain of more than [`MAX_HOPS`] symlinks (`..` out of a missing folder is taken
-    /// lexically, so `missing/../d` exists where `d` does, though the kernel would refuse it). Entries the resolver has seen are not asked
-    /// again, so after [`Resolver::forms`] of the same path this costs no system call.
+    /// lexically, so `missing/../d` exists where `d` does, though the kernel would refuse
+    /// it). Entries the resolver has seen are not asked again, so after [`Resolver::forms`]
+    /// of the same path this costs no system call.
     pub(crate) fn exists(&mut self, path: &Path) -> bool {
         let path = absolute(path);
         let walk = self.resolve(path.as_os_str().as_bytes());
