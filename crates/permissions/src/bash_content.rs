@@ -28,7 +28,7 @@ use std::path::Path;
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
 
-use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command};
+use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command, safe_assignment};
 use crate::bash_paths::{
     Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
     sed_edits_only_operands, walk_below,
@@ -43,26 +43,6 @@ use crate::{critical_rm_reason, protected_path_reason};
 /// Commands `acceptEdits` approves when every path they touch is inside the working
 /// directories.
 const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"];
-
-/// Environment assignments an allow rule may look past (`NODE_ENV=test npm test`).
-const SAFE_ENV: &[&str] = &[
-    "NODE_ENV",
-    "LANG",
-    "LANGUAGE",
-    "TZ",
-    "TERM",
-    "NO_COLOR",
-    "FORCE_COLOR",
-    "RUST_LOG",
-    "RUST_BACKTRACE",
-    "GOOS",
-    "GOARCH",
-    "CGO_ENABLED",
-    "PYTHONUNBUFFERED",
-    "PYTHONDONTWRITEBYTECODE",
-    "CI",
-    "DEBUG",
-];
 
 /// Fills `content` for the Bash call `analysis` describes (see the module documentation).
 pub(crate) fn bash_content<'b>(
@@ -106,6 +86,7 @@ pub(crate) fn bash_content<'b>(
         accept_ok: analysis.hazards.is_empty(),
         rule_ok: analysis.hazards.is_empty(),
         allowing_rule: None,
+        unapprovable: None,
     };
     // Each command's read-only verdict, computed once (the whole is read-only when every
     // command is and nothing else is in the way).
@@ -169,21 +150,27 @@ pub(crate) fn bash_content<'b>(
                 && check.accept_edits(cmd, program, &operands);
             check.accept_ok = edits_ok;
         }
-        // Allow rules: every command not read-only must be matched.
-        // (A wrapper's own assignments are part of the text its allow rule matched.)
-        let leading = cmd.wrapped.as_ref().map_or(cmd.assignments.len(), |w| w.assignments);
-        let env_ok = cmd.assignments[..leading].iter().all(|(k, _)| SAFE_ENV.contains(&&**k) || k.starts_with("LC_"));
+        // Allow rules: every command not read-only must be matched, and approvable.
+        let approvable = rule_approvable(cmd);
         match allow {
-            Some(r) if env_ok && !cmd.has_expansion => {
+            Some(r) if approvable => {
                 check.allowing_rule.get_or_insert(&r.entry);
             }
-            _ => check.rule_ok = false,
+            _ => {
+                check.rule_ok = false;
+                if !approvable {
+                    check.unapprovable.get_or_insert(cmd);
+                }
+            }
         }
     }
 
     // 4. Hazards.
     if !analysis.hazards.is_empty() {
         check.hazards(&analysis.hazards);
+    }
+    if let Some(cmd) = check.unapprovable {
+        check.content.bash_hazard.get_or_insert_with(|| unapprovable_text(cmd));
     }
     let Check { content, all_read_only, accept_ok, rule_ok, allowing_rule, .. } = check;
     content.read_only = all_read_only;
@@ -215,6 +202,9 @@ struct Check<'c, 'b, 'p> {
     rule_ok: bool,
     /// The first allow rule that matched.
     allowing_rule: Option<&'b RuleEntry>,
+    /// The first command that is not read-only and that no allow rule can approve, for an
+    /// expansion in its arguments or an assignment in front of it.
+    unapprovable: Option<&'c SimpleCommand<'c>>,
 }
 
 impl Check<'_, '_, '_> {
@@ -519,6 +509,34 @@ fn git_global_options(args: &[Text<'_>]) -> usize {
         at += if WITH_VALUE.contains(&&**arg) { 2 } else { 1 };
     }
     at.min(args.len())
+}
+
+/// Whether an allow rule may approve `cmd` when one matches it: no expansion in its
+/// arguments, and only harmless assignments in front of it (a wrapper's own assignments are
+/// part of the text its rule matched).
+pub(crate) fn rule_approvable(cmd: &SimpleCommand<'_>) -> bool {
+    let leading = cmd.wrapped.as_ref().map_or(cmd.assignments.len(), |w| w.assignments);
+    !cmd.has_expansion && cmd.assignments[..leading].iter().all(|(k, v)| safe_assignment(k, v))
+}
+
+/// Why no allow rule approves `cmd` (one [`rule_approvable`] refuses), for the message of
+/// the ask it leads to.
+fn unapprovable_text(cmd: &SimpleCommand<'_>) -> String {
+    let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
+    if cmd.has_expansion {
+        return format!(
+            "`{shown}` has an argument that is only known at run time, and allow rules approve only commands known in full"
+        );
+    }
+    let leading = cmd.wrapped.as_ref().map_or(cmd.assignments.len(), |w| w.assignments);
+    let name = cmd.assignments[..leading].iter().find(|(k, v)| !safe_assignment(k, v)).map_or("", |(k, _)| &**k);
+    if safe_assignment(name, "") {
+        format!("`{shown}` runs with `{name}` set to a value that is not plain, which allow rules do not look past")
+    } else {
+        format!(
+            "`{shown}` runs with `{name}` set, and allow rules look past only harmless variables such as NODE_ENV or LANG"
+        )
+    }
 }
 
 /// What a hazard means, for the message of the ask it leads to.

@@ -329,6 +329,41 @@ fn bash_table() {
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
 
+/// A command no allow rule can approve (an argument known only at run time, an assignment
+/// in front) says so, and no rule is suggested: the one a prefix would give exists already,
+/// or would not allow the call either.
+#[test]
+fn an_unapprovable_command_says_why_and_suggests_no_rule() {
+    let engine = project_engine();
+    let bash = tool("Bash");
+    for (command, why) in [
+        (
+            "npm run test \"$f\"",
+            "`npm run test \"$f\"` has an argument that is only known at run time, and allow rules approve only commands known in full",
+        ),
+        (
+            "for f in a b; do npm run test $f; done",
+            "`npm run test $f` has an argument that is only known at run time",
+        ),
+        ("EVIL=1 npm run test", "`npm run test` runs with `EVIL` set, and allow rules look past only harmless variables"),
+        ("NODE_ENV='a b' npm run test", "`npm run test` runs with `NODE_ENV` set to a value that is not plain"),
+        // A hazard of the whole line is named before any one command's.
+        ("npm run test $(echo hi)", "the command contains a command substitution"),
+    ] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!((e.decision.behavior, e.decision.reason.kind()), (Ask, "default"), "{command}");
+        assert!(e.decision.message.contains(&format!("needs approval: {why}")), "{command}: {}", e.decision.message);
+        assert!(e.suggestions.is_empty(), "{command}: {:?}", e.suggestions);
+    }
+    // A harmless assignment is looked past; one in front of a read-only command keeps it so.
+    assert_eq!(check(&engine, &bash, json!({"command": "CI=1 npm run test"}), Dflt, None), (Allow, "rule"));
+    assert_eq!(check(&engine, &bash, json!({"command": "COLUMNS=80 ls"}), Dflt, None), (Allow, "classifier"));
+    // A command merely without a rule still gets one suggested.
+    let e = engine.evaluate(&bash, &json!({"command": "make all"}), &ctx(Dflt), None);
+    assert_eq!(e.suggestions, ["Bash(make all:*)"]);
+    assert!(e.decision.message.ends_with("the rule Bash(make all:*) would allow it"), "{}", e.decision.message);
+}
+
 #[test]
 fn critical_paths_ask_a_person_in_every_mode() {
     let engine = empty_engine();

@@ -128,6 +128,11 @@ pub(crate) fn suggest_rules_with(
             };
             let writing = analysis.commands.iter().enumerate().filter(|&(at, cmd)| !read_only_at(at, cmd));
             for (_, cmd) in writing {
+                if !crate::bash_content::rule_approvable(cmd) {
+                    // No rule would allow the call (an argument known only at run time, or an
+                    // assignment in front): suggesting one would promise what it cannot do.
+                    return Vec::new();
+                }
                 if let Some(wrapped) = &cmd.wrapped {
                     // Run through a wrapper rules keep (`sudo`, `env` …): no prefix of it is safe
                     // to suggest (`sudo:*` would allow anything as root); the command as it is.
@@ -185,13 +190,13 @@ pub(crate) fn suggest_rules_with(
     }
 }
 
-/// Escapes `(`, `)` and `\` for a rule specifier.
 /// `s` as an exact Bash specifier: [`escape`]d, and its stars literal (`\*`), so that it
 /// matches this one command only.
 fn escape_exact(s: &str) -> String {
     escape(s).replace('*', "\\*")
 }
 
+/// Escapes `(`, `)` and `\` for a rule specifier.
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

@@ -94,12 +94,16 @@ pub fn is_read_only(analysis: &BashAnalysis) -> bool {
     analysis.hazards.is_empty() && analysis.writes.is_empty() && analysis.commands.iter().all(is_read_only_command)
 }
 
-/// Environment variables a read-only command may be given (besides `LC_*`).
+/// Environment variables a read-only command may be given, and an allow rule looks past
+/// (besides `LC_*`): they change how a program prints or which build it makes, never what it
+/// runs or opens.
 const SAFE_ENV: &[&str] = &[
     "CGO_ENABLED",
+    "CI",
     "CLICOLOR",
     "CLICOLOR_FORCE",
     "COLUMNS",
+    "DEBUG",
     "FORCE_COLOR",
     "GOARCH",
     "GOOS",
@@ -116,8 +120,9 @@ const SAFE_ENV: &[&str] = &[
     "TZ",
 ];
 
-/// Whether `name=value` may precede a read-only command: a safe name and a plain value.
-fn safe_assignment(name: &str, value: &str) -> bool {
+/// Whether `name=value` may precede a read-only command, or a command an allow rule
+/// approves (`NODE_ENV=test npm test`): a safe name and a plain value.
+pub(crate) fn safe_assignment(name: &str, value: &str) -> bool {
     let safe_name = SAFE_ENV.contains(&name)
         || name
             .strip_prefix("LC_")
