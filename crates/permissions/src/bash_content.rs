@@ -250,15 +250,26 @@ impl Check<'_, '_, '_> {
             // A read (or a `cd`) outside the working directories: acceptEdits only covers
             // edits inside them, and an allow rule for another command of the line does not
             // vouch for it (`cd /tmp/other && npm test`).
-            self.outside();
+            let verb = if families.is_empty() { "goes to" } else { "reads" };
+            let shown = self.outside_form(&forms);
+            self.outside(|| format!("`{}` {verb} {shown}, outside the working directories", cmd.text));
         }
     }
 
-    /// Something read outside the working directories: nothing is approved automatically.
-    fn outside(&mut self) {
+    /// The first of `forms` outside the working directories (the real path, when the path as
+    /// written is inside), for messages.
+    fn outside_form(&mut self, forms: &[std::path::PathBuf]) -> String {
+        let outside = forms.iter().find(|f| !self.paths.inside(std::slice::from_ref(*f)));
+        outside.or(forms.first()).map(|f| f.display().to_string()).unwrap_or_default()
+    }
+
+    /// Something read outside the working directories (or read from a path known only at
+    /// run time): nothing is approved automatically; `why` says what, for the message.
+    fn outside(&mut self, why: impl FnOnce() -> String) {
         self.all_read_only = false;
         self.accept_ok = false;
         self.rule_ok = false;
+        self.content.bash_hazard.get_or_insert_with(why);
     }
 
     /// An output redirection: a write, checked as `Edit(path)`.
@@ -292,14 +303,15 @@ impl Check<'_, '_, '_> {
     #[inline(never)]
     fn read(&mut self, path: &str) {
         let Some(targets) = self.bases.glob_paths(path, self.home) else {
-            self.outside();
+            self.outside(|| format!("the input file `{path}` is only known at run time"));
             return;
         };
         let forms = self.forms(targets);
         self.path_rules(&forms, &["Read"]);
         if !self.paths.inside(&forms) {
             // A read outside: allow rules vouch for commands, not for what they read.
-            self.outside();
+            let shown = self.outside_form(&forms);
+            self.outside(|| format!("the input file {shown} is outside the working directories"));
         }
     }
 
@@ -347,8 +359,7 @@ impl Check<'_, '_, '_> {
                 Some(all)
             });
             let Some(below) = below else {
-                self.outside();
-                self.content.bash_hazard.get_or_insert_with(|| {
+                self.outside(|| {
                     format!("`{program}` reads more files below `{root}` than are checked against the Read rules")
                 });
                 continue;
@@ -390,22 +401,11 @@ impl Check<'_, '_, '_> {
     #[inline(never)]
     fn hazards(&mut self, hazards: &[Hazard]) {
         for hazard in hazards {
-            match hazard {
-                Hazard::CdThenGit => {
-                    self.content.critical.get_or_insert_with(|| {
-                        "`cd` to another directory followed by `git` could run a different repository's hooks"
-                            .to_owned()
-                    });
-                }
-                Hazard::RmGlobUnderVariable { arg } => {
-                    self.content.critical.get_or_insert_with(|| {
-                        format!("`rm {arg}` removes everything under a variable that may be empty (then it is /)")
-                    });
-                }
-                other => {
-                    self.content.bash_hazard.get_or_insert_with(|| hazard_text(other));
-                }
-            }
+            let slot = match hazard {
+                Hazard::CdThenGit | Hazard::RmGlobUnderVariable { .. } => &mut self.content.critical,
+                _ => &mut self.content.bash_hazard,
+            };
+            slot.get_or_insert_with(|| hazard.to_string());
         }
     }
 }
@@ -536,25 +536,6 @@ fn unapprovable_text(cmd: &SimpleCommand<'_>) -> String {
         format!(
             "`{shown}` runs with `{name}` set, and allow rules look past only harmless variables such as NODE_ENV or LANG"
         )
-    }
-}
-
-/// What a hazard means, for the message of the ask it leads to.
-fn hazard_text(hazard: &Hazard) -> String {
-    match hazard {
-        Hazard::TooLong { len } => format!("the command is {len} characters long, over the 10,000 that are analysed"),
-        Hazard::ParseError => "the command could not be parsed".to_owned(),
-        Hazard::CommandSubstitution => "the command contains a command substitution".to_owned(),
-        Hazard::ProcessSubstitution => "the command contains a process substitution".to_owned(),
-        Hazard::ParameterExpansion => "the command contains a ${...} expansion".to_owned(),
-        Hazard::DynamicCommandName { text } => format!("the command name `{text}` is only known at run time"),
-        Hazard::DynamicEval { command } => format!("`{command}` runs text that is only known at run time"),
-        Hazard::AnsiCQuoting => "the command name uses $'...' quoting".to_owned(),
-        Hazard::UnknownConstruct { kind } => format!("the command uses a construct ({kind}) that is not analysed"),
-        Hazard::ArithmeticName { name } => {
-            format!("arithmetic evaluates `{name}`, whose value could run a command (`a[$(cmd)]`)")
-        }
-        other => format!("{other:?}"),
     }
 }
 

@@ -329,6 +329,28 @@ fn bash_table() {
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
 
+/// An ask that no rule or mode explains says what is in the way, in words (never a Rust
+/// name), so that the model can change the call.
+#[test]
+fn an_ask_without_a_rule_names_what_is_in_the_way() {
+    let engine = project_engine();
+    let bash = tool("Bash");
+    for (command, why) in [
+        ("cat ~/.ssh/id_rsa", "`cat ~/.ssh/id_rsa` reads /home/u/.ssh/id_rsa, outside the working directories"),
+        ("cd /tmp && ls", "`cd /tmp` goes to /tmp, outside the working directories"),
+        ("wc -l < /etc/passwd", "the input file /etc/passwd is outside the working directories"),
+        ("wc -l < $F", "the input file `$F` is only known at run time"),
+        ("git -c core.pager=sh log", "git is given configuration on the command line"),
+        ("timeout $T ls", "what `timeout` runs, or how, is only known at run time"),
+        ("eval \"$X\"", "`eval` runs text that is only known at run time"),
+        ("$CMD x", "the command name `$CMD` is only known at run time"),
+    ] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(e.decision.behavior, Ask, "{command}");
+        assert!(e.decision.message.contains(&format!("needs approval: {why}")), "{command}: {}", e.decision.message);
+    }
+}
+
 /// A command no allow rule can approve (an argument known only at run time, an assignment
 /// in front) says so, and no rule is suggested: the one a prefix would give exists already,
 /// or would not allow the call either.
@@ -341,11 +363,11 @@ fn an_unapprovable_command_says_why_and_suggests_no_rule() {
             "npm run test \"$f\"",
             "`npm run test \"$f\"` has an argument that is only known at run time, and allow rules approve only commands known in full",
         ),
+        ("for f in a b; do npm run test $f; done", "`npm run test $f` has an argument that is only known at run time"),
         (
-            "for f in a b; do npm run test $f; done",
-            "`npm run test $f` has an argument that is only known at run time",
+            "EVIL=1 npm run test",
+            "`npm run test` runs with `EVIL` set, and allow rules look past only harmless variables",
         ),
-        ("EVIL=1 npm run test", "`npm run test` runs with `EVIL` set, and allow rules look past only harmless variables"),
         ("NODE_ENV='a b' npm run test", "`npm run test` runs with `NODE_ENV` set to a value that is not plain"),
         // A hazard of the whole line is named before any one command's.
         ("npm run test $(echo hi)", "the command contains a command substitution"),

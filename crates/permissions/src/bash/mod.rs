@@ -269,6 +269,47 @@ pub enum Hazard {
     },
 }
 
+impl std::fmt::Display for Hazard {
+    /// What the hazard means, as the message of the ask it leads to says it.
+    ///
+    /// ```
+    /// use toolgate_permissions::bash::Hazard;
+    /// assert_eq!(Hazard::CommandSubstitution.to_string(), "the command contains a command substitution");
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Hazard::TooLong { len } => {
+                write!(f, "the command is {len} characters long, over the {MAX_COMMAND_CHARS} that are analysed")
+            }
+            Hazard::ParseError => f.write_str("the command could not be parsed"),
+            Hazard::CommandSubstitution => f.write_str("the command contains a command substitution"),
+            Hazard::ProcessSubstitution => f.write_str("the command contains a process substitution"),
+            Hazard::ParameterExpansion => f.write_str("the command contains a ${...} expansion"),
+            Hazard::DynamicCommandName { text } => write!(f, "the command name `{text}` is only known at run time"),
+            Hazard::DynamicEval { command } => write!(f, "`{command}` runs text that is only known at run time"),
+            Hazard::AnsiCQuoting => f.write_str("the command name uses $'...' quoting"),
+            Hazard::UnknownConstruct { kind } => {
+                write!(f, "the command uses a construct ({kind}) that is not analysed")
+            }
+            Hazard::CdThenGit => {
+                f.write_str("`cd` to another directory followed by `git` could run a different repository's hooks")
+            }
+            Hazard::RmGlobUnderVariable { arg } => {
+                write!(f, "`rm {arg}` removes everything under a variable that may be empty (then it is /)")
+            }
+            Hazard::GitConfigOverride => f.write_str(
+                "git is given configuration on the command line (`-c`, `--config-env` or GIT_CONFIG_*), which can run any program",
+            ),
+            Hazard::ArithmeticName { name } => {
+                write!(f, "arithmetic evaluates `{name}`, whose value could run a command (`a[$(cmd)]`)")
+            }
+            Hazard::UnresolvedWrapper { wrapper } => {
+                write!(f, "what `{wrapper}` runs, or how, is only known at run time")
+            }
+        }
+    }
+}
+
 /// Analyses one Bash command string. Never panics, for any input.
 ///
 /// ```
