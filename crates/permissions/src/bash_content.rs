@@ -515,8 +515,14 @@ fn git_global_options(args: &[Text<'_>]) -> usize {
 /// arguments, and only harmless assignments in front of it (a wrapper's own assignments are
 /// part of the text its rule matched).
 pub(crate) fn rule_approvable(cmd: &SimpleCommand<'_>) -> bool {
+    !cmd.has_expansion && leading_assignments(cmd).iter().all(|(k, v)| safe_assignment(k, v))
+}
+
+/// The assignments in front of `cmd` (or of the wrapper its allow rule must match), which an
+/// allow rule looks past only when they are harmless.
+fn leading_assignments<'c, 's>(cmd: &'c SimpleCommand<'s>) -> &'c [(Text<'s>, Text<'s>)] {
     let leading = cmd.wrapped.as_ref().map_or(cmd.assignments.len(), |w| w.assignments);
-    !cmd.has_expansion && cmd.assignments[..leading].iter().all(|(k, v)| safe_assignment(k, v))
+    &cmd.assignments[..leading]
 }
 
 /// Why no allow rule approves `cmd` (one [`rule_approvable`] refuses), for the message of
@@ -528,8 +534,7 @@ fn unapprovable_text(cmd: &SimpleCommand<'_>) -> String {
             "`{shown}` has an argument that is only known at run time, and allow rules approve only commands known in full"
         );
     }
-    let leading = cmd.wrapped.as_ref().map_or(cmd.assignments.len(), |w| w.assignments);
-    let name = cmd.assignments[..leading].iter().find(|(k, v)| !safe_assignment(k, v)).map_or("", |(k, _)| &**k);
+    let name = leading_assignments(cmd).iter().find(|(k, v)| !safe_assignment(k, v)).map_or("", |(k, _)| &**k);
     if safe_assignment(name, "") {
         format!("`{shown}` runs with `{name}` set to a value that is not plain, which allow rules do not look past")
     } else {
