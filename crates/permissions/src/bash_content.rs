@@ -28,7 +28,7 @@ use std::path::Path;
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
 
-use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command, safe_assignment};
+use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command, safe_assignment, safe_env_name};
 use crate::bash_paths::{
     Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
     sed_edits_only_operands, walk_below,
@@ -535,7 +535,7 @@ fn unapprovable_text(cmd: &SimpleCommand<'_>) -> String {
         );
     }
     let name = leading_assignments(cmd).iter().find(|(k, v)| !safe_assignment(k, v)).map_or("", |(k, _)| &**k);
-    if safe_assignment(name, "") {
+    if safe_env_name(name) {
         format!("`{shown}` runs with `{name}` set to a value that is not plain, which allow rules do not look past")
     } else {
         format!(

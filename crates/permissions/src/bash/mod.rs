@@ -59,7 +59,7 @@ mod walk;
 mod word;
 mod wrappers;
 
-pub(crate) use readonly::{FlagList, flags_and_operands, safe_assignment};
+pub(crate) use readonly::{FlagList, flags_and_operands, safe_assignment, safe_env_name};
 pub use readonly::{is_read_only, is_read_only_command};
 pub(crate) use wrappers::basename;
 

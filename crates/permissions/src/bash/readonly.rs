@@ -123,11 +123,13 @@ const SAFE_ENV: &[&str] = &[
 /// Whether `name=value` may precede a read-only command, or a command an allow rule
 /// approves (`NODE_ENV=test npm test`): a safe name and a plain value.
 pub(crate) fn safe_assignment(name: &str, value: &str) -> bool {
-    let safe_name = SAFE_ENV.contains(&name)
-        || name
-            .strip_prefix("LC_")
-            .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_uppercase()));
-    safe_name && value.chars().all(|c| c.is_ascii_alphanumeric() || "_.,:/@+%=-".contains(c))
+    safe_env_name(name) && value.chars().all(|c| c.is_ascii_alphanumeric() || "_.,:/@+%=-".contains(c))
+}
+
+/// Whether `name` is one of the harmless variables (see [`safe_assignment`]).
+pub(crate) fn safe_env_name(name: &str) -> bool {
+    SAFE_ENV.contains(&name)
+        || name.strip_prefix("LC_").is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_uppercase()))
 }
 
 /// The flags (with their values) and the operands of a table command whose rule is a flag
