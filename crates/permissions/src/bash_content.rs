@@ -7,16 +7,21 @@
 //!
 //! 1. Deny and ask command rules, on every command in any of its spellings (the words
 //!    joined, the source text, the program by its basename without git's global options). A
-//!    deny ends the layer.
+//!    deny ends the layer. A command with words known only at run time (or given more by
+//!    `xargs`) that a deny or ask rule may match once they are known is never approved
+//!    automatically, `bypassPermissions` included.
 //! 2. Output redirections are writes (`Edit` path rules, protected paths, `acceptEdits`,
 //!    `Edit` allow rules); input redirections are reads (`Read` path rules; outside the
 //!    working directories nothing is approved automatically).
-//! 3. Each command: critical `rm`; its operands (those of a read-only command are the files
+//! 3. Each command: critical `rm` (and `rm` handed paths by `xargs` or `find -exec`, and
+//!    `find -delete`, judged on find's starting points); its operands (those of a read-only command are the files
 //!    it reads, those of any other command may be read or written); a recursive read's files;
 //!    `acceptEdits`' simple file commands; allow rules, which every command that is not
 //!    read-only must match.
 //! 4. The analysis' hazards: critical ones (`cd` then `git`, `rm` under an empty variable),
-//!    and the first other one, which keeps the call from any automatic approval.
+//!    and the first other one, which keeps the call from any automatic approval; one that
+//!    hides what runs ([`Hazard::hides_what_runs`]) keeps it from `bypassPermissions`,
+//!    hooks and classifiers too.
 //!
 //! The common path (a few commands, a few plain operands) allocates little: spellings are
 //! built only where they differ from the source text, rules of all three behaviours are
@@ -28,7 +33,9 @@ use std::path::Path;
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
 
-use crate::bash::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command, safe_assignment, safe_env_name};
+use crate::bash::{
+    BashAnalysis, Hazard, SimpleCommand, Strs, Text, is_read_only_command, safe_assignment, safe_env_name,
+};
 use crate::bash_paths::{
     Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
     sed_edits_only_operands, walk_below,
@@ -69,6 +76,9 @@ pub(crate) fn bash_content<'b>(
             }
         }
         allows.push(found.allow);
+        if found.deny.is_none() && found.ask.is_none() && content.unresolved.is_none() {
+            content.unresolved = may_match_later(rules, commands, cmd);
+        }
     }
     // A deny decides the call: nothing else in the content layer is looked at.
     if content.deny.is_some() {
@@ -118,6 +128,9 @@ pub(crate) fn bash_content<'b>(
         }
         if matches!(program, "rm" | "rmdir") {
             check.critical_rm(cmd, program, &operands, &ctx.cwd);
+            check.launched_rm(&analysis.commands[..index], cmd, &ctx.cwd);
+        } else if program == "find" && cmd.argv.iter().any(|a| a == "-delete") {
+            check.find_removes(cmd, "-delete", &ctx.cwd);
         }
         // The files a read-only command reads are Read targets (outside the working
         // directories it is not read-only any more); `cd` only has to stay inside. The
@@ -340,6 +353,49 @@ impl Check<'_, '_, '_> {
         }
     }
 
+    /// Critical `rm` by a launcher that hands it paths: an `xargs` payload removes paths read
+    /// from its input, which are only known at run time; a `find -exec` payload removes the
+    /// starting points themselves (`find ~ -exec rm -rf {} +`), judged as `rm` operands
+    /// (`.` and `..` apart, which `rm` refuses). `fd` never hands over its starting points.
+    /// `earlier`: the commands listed before `cmd`, its launcher among them.
+    #[inline(never)]
+    fn launched_rm(&mut self, earlier: &[SimpleCommand<'_>], cmd: &SimpleCommand<'_>, cwd: &Path) {
+        let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
+        if cmd.wrappers.iter().any(|w| w == "xargs") {
+            self.content.critical.get_or_insert_with(|| {
+                format!("`xargs {shown}` removes the paths it reads from its input, which are only known at run time")
+            });
+            return;
+        }
+        if !cmd.wrappers.iter().any(|w| w == "find") {
+            return;
+        }
+        if let Some(find) = earlier.iter().rev().find(|c| c.argv.first().is_some_and(|p| basename(p) == "find")) {
+            self.find_removes(find, &format!("-exec {shown}"), cwd);
+        }
+    }
+
+    /// Critical removal by `find` (`-delete`, or `action`, an `-exec rm` payload), judged on
+    /// its starting points as `rm` operands: `find` removes them too (`find ~ -delete`).
+    #[inline(never)]
+    fn find_removes(&mut self, find: &SimpleCommand<'_>, action: &str, cwd: &Path) {
+        for root in find_roots(&find.argv) {
+            if matches!(root.trim_end_matches('/'), "." | "..") {
+                continue;
+            }
+            let reason = if root.contains(['$', '`', '*', '?', '[', '{']) {
+                Some(format!("`find … {action}` removes starting points that are only known at run time"))
+            } else {
+                critical_rm_reason(root, cwd, self.home)
+                    .map(|reason| format!("{reason}: `find … {action}` removes its starting point `{root}`"))
+            };
+            if let Some(reason) = reason {
+                self.content.critical.get_or_insert(reason);
+                return;
+            }
+        }
+    }
+
     /// A recursive read (`grep -r`, `rg`) reads every file below its folders: each is
     /// checked against the Read rules that deny or ask (when there are any).
     #[inline(never)]
@@ -406,6 +462,11 @@ impl Check<'_, '_, '_> {
                 _ => &mut self.content.bash_hazard,
             };
             slot.get_or_insert_with(|| hazard.to_string());
+            if hazard.hides_what_runs() {
+                self.content.unresolved.get_or_insert_with(|| {
+                    format!("{hazard}; the deny rules and the critical-path checks cannot see what it runs")
+                });
+            }
         }
     }
 }
@@ -480,6 +541,63 @@ impl<'c> Spellings<'c> {
     fn as_slice(&self) -> SmallVec<[&str; 3]> {
         self.all.iter().map(|spelling| &**spelling).collect()
     }
+}
+
+/// For a command with words known only at run time (or, run by `xargs`, given more), the
+/// first deny or ask rule that may match it once they are known, as the reason nothing may
+/// approve it automatically (`git push $F` and `Bash(git push --force:*)`). A command whose
+/// name is unknown has a hazard that says so already.
+fn may_match_later(rules: &[CompiledRule], commands: &CommandIndex, cmd: &SimpleCommand<'_>) -> Option<String> {
+    let fed = cmd.wrappers.iter().any(|w| w == "xargs");
+    if cmd.static_words == 0 || (cmd.static_words == cmd.argv.len() && !fed) {
+        return None;
+    }
+    // The words known, then the literal start of the first word that is not (a word that
+    // may expand to nothing has none, and then nothing follows the known words for sure).
+    let known = &cmd.argv[..cmd.static_words];
+    let literal = cmd.argv.get(cmd.static_words).map_or("", |word| {
+        let end = word.find(['$', '`', '*', '?', '[', '{', '~', '\\', '(', '!', '@', '+']).unwrap_or(word.len());
+        &word[..end]
+    });
+    let spell = |words: &[&str]| {
+        let joined = words.join(" ");
+        if literal.is_empty() { joined } else { format!("{joined} {literal}") }
+    };
+    let words: Strs<'_> = known.iter().map(|w| &**w).collect();
+    let mut spellings = vec![spell(&words)];
+    let program = basename(words[0]);
+    let skip = if program == "git" { git_global_options(&known[1..]) } else { 0 };
+    if program != words[0] || skip > 0 {
+        let mut bare: Strs<'_> = Strs::new();
+        bare.push(program);
+        bare.extend(words.iter().skip(1 + skip).copied());
+        spellings.push(spell(&bare));
+    }
+    if let Some(wrapped) = &cmd.wrapped {
+        let plain = cmd.argv.join(" ");
+        if let Some(wrapper) = wrapped.joined.strip_suffix(plain.as_str()) {
+            spellings.push(format!("{wrapper}{}", spellings[0]));
+        }
+    }
+    let spelled: Vec<&str> = spellings.iter().map(String::as_str).collect();
+    let rule = commands.may_match(rules, &spelled)?;
+    let behavior = if rule.behavior() == PermissionBehavior::Deny { "deny" } else { "ask" };
+    let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
+    let later = if fed { "once `xargs` gives it its arguments" } else { "once its words are known at run time" };
+    Some(format!("`{shown}` may match the {behavior} rule {} in {} {later}", rule.entry.text, rule.entry.origin))
+}
+
+/// The starting points of `find` (`argv` from the program on): the words after its leading
+/// options (`-H`, `-L`, `-P`, `-D …`, `-O…`) up to the expression, or `.` when there are none.
+fn find_roots<'a>(argv: &'a [Text<'_>]) -> Vec<&'a str> {
+    let mut args = argv.iter().skip(1).map(|a| &**a).peekable();
+    while let Some(option) = args.next_if(|a| matches!(*a, "-H" | "-L" | "-P" | "-D") || a.starts_with("-O")) {
+        if option == "-D" {
+            args.next();
+        }
+    }
+    let roots: Vec<&str> = args.take_while(|a| !(a.starts_with('-') || matches!(*a, "(" | "!" | ")" | ","))).collect();
+    if roots.is_empty() { vec!["."] } else { roots }
 }
 
 /// Whether `argv` joined by single spaces is `text`.

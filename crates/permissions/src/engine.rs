@@ -295,6 +295,10 @@ pub(crate) struct Content<'r> {
     pub read_only: bool,
     /// Why a Bash command is never approved automatically (a hazard of its analysis).
     pub bash_hazard: Option<String>,
+    /// Why the deny rules and the critical-path checks cannot see what a Bash command runs
+    /// (a hazard that hides it): nothing approves it automatically, not `bypassPermissions`,
+    /// a hook or a classifier either.
+    pub unresolved: Option<String>,
     /// A Bash call's analysis (for rule suggestions).
     pub analysis: Option<BashAnalysis<'r>>,
     /// Each of the analysis' commands' read-only verdict (empty when not computed).
@@ -512,7 +516,16 @@ impl PermissionEngine {
             return Verdict::new(PermissionBehavior::Ask, DecisionReason::Safety { detail }, msg, AskKind::Forced);
         }
 
-        // 4. hooks, plan mode, the tool's own opinion, automatic approvals.
+        // 4. hooks, plan mode, the tool's own opinion, automatic approvals: none of them for
+        // a command the checks above cannot see through (plan mode still denies it).
+        let family = Family::of(name);
+        let plan_denies =
+            mode == PermissionMode::Plan && matches!(family, Family::Edit | Family::Bash) && !content.read_only;
+        if !plan_denies && let Some(detail) = content.unresolved.take() {
+            let msg = format!("{} needs approval: {detail}", tool.render_use(input));
+            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
+            return Verdict::new(PermissionBehavior::Ask, DecisionReason::Safety { detail }, msg, AskKind::Forced);
+        }
         if let Some(h) = hook {
             let reason = DecisionReason::Hook { hook: h.hook.clone(), reason: h.reason.clone() };
             let why = h.reason.as_deref().unwrap_or_default();
@@ -530,8 +543,7 @@ impl PermissionEngine {
                 PermissionBehavior::Deny => {}
             }
         }
-        let family = Family::of(name);
-        if mode == PermissionMode::Plan && matches!(family, Family::Edit | Family::Bash) && !content.read_only {
+        if plan_denies {
             let msg = format!(
                 "plan mode allows only read-only work; {name} would change files. Present the plan with ExitPlanMode first"
             );

@@ -241,8 +241,8 @@ fn bash_table() {
         ("ls", Plan, Allow, "classifier"),
         ("git diff", DontAsk, Allow, "classifier"),
         // Never auto-approvable.
-        ("$CMD x", Dflt, Ask, "default"),
-        ("eval \"$X\"", Dflt, Ask, "default"),
+        ("$CMD x", Dflt, Ask, "safety"),
+        ("eval \"$X\"", Dflt, Ask, "safety"),
         ("cd .. && git status", Dflt, Ask, "safety"),
         ("git push origin main", Dflt, Ask, "rule"),
         ("git --no-pager push origin main", Dflt, Ask, "rule"),
@@ -278,7 +278,7 @@ fn bash_table() {
         ("cd - && cat x", Dflt, Ask, "default"),
         ("cd / && mkdir etc2", AcceptEdits, Ask, "default"),
         ("cd .git && touch hooks/pre-commit", AcceptEdits, Ask, "default"),
-        ("env -C /etc cat shadow", Dflt, Ask, "default"),
+        ("env -C /etc cat shadow", Dflt, Ask, "safety"),
         // `~user`, `~+`, `~-` depend on the system and the shell.
         ("cat ~root/.ssh/id_rsa", Dflt, Ask, "default"),
         ("cat ~+/.env", Dflt, Ask, "default"),
@@ -400,6 +400,13 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "rm -rf ~+",
         "rm -rf ~root",
         "cd / && rm -rf etc",
+        // A launcher hands `rm` its paths: xargs from its input, find its starting points.
+        "echo ~ | xargs rm -rf",
+        "find ~ -maxdepth 0 -exec rm -rf {} +",
+        "find / -name x -exec sudo rmdir {} \\;",
+        "find $D -exec rm {} +",
+        "find ~ -delete",
+        "find -L /usr -delete",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(
@@ -413,6 +420,90 @@ fn critical_paths_ask_a_person_in_every_mode() {
         assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, Some(&hook)), (Ask, "safety"), "{command}");
     }
     assert_eq!(check(&engine, &bash, json!({"command": "rm -rf build"}), AcceptEdits, None), (Allow, "mode"));
+}
+
+/// `bypassPermissions` stays bound by the deny rules and the critical-path checks, so a
+/// command that hides what it runs from them asks, as it does with a hook's approval; plan
+/// mode still denies it. What stays in view is bypassed as before.
+#[test]
+fn what_the_checks_cannot_see_is_never_approved_automatically() {
+    let engine = empty_engine();
+    let bash = tool("Bash");
+    for command in [
+        "r{m,} -rf ~",
+        "{rm,-rf,~}",
+        "$CMD -rf ~",
+        "/???/r? -rf ~",
+        "bash -c \"$X\"",
+        "x='a[$(rm -rf ~)]'; echo $((x))",
+        "git -c core.pager='rm -rf ~' log",
+        "timeout $T ls",
+    ] {
+        let message = never_approved_automatically(&engine, command);
+        assert!(
+            message.ends_with("; the deny rules and the critical-path checks cannot see what it runs"),
+            "{message}"
+        );
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Plan, None), (Deny, "mode"), "{command}");
+    }
+    bypassed(
+        &engine,
+        &[
+            "find . -name '*.o' -delete",
+            "find . src -name '*.o' -exec rm {} +",
+            "fd -e o -x rm",
+            "echo $(date) > f",
+            "npm install",
+        ],
+    );
+}
+
+/// Asserts that `command` asks for safety in `bypassPermissions` and with a hook's approval;
+/// returns the message of the first.
+fn never_approved_automatically(engine: &PermissionEngine, command: &str) -> String {
+    let bash = tool("Bash");
+    let input = json!({"command": command});
+    let hook = HookVerdict { behavior: Allow, reason: None, hook: "h".into(), updated_input: false };
+    assert_eq!(check(engine, &bash, input.clone(), Dflt, Some(&hook)), (Ask, "safety"), "{command}");
+    let e = engine.evaluate(&bash, &input, &ctx(Bypass), None);
+    assert_eq!((e.decision.behavior, e.decision.reason.kind()), (Ask, "safety"), "{command}");
+    e.decision.message
+}
+
+/// Asserts that `bypassPermissions` allows each of `commands`.
+fn bypassed(engine: &PermissionEngine, commands: &[&str]) {
+    for command in commands {
+        assert_eq!(
+            check(engine, &tool("Bash"), json!({"command": command}), Bypass, None),
+            (Allow, "mode"),
+            "{command}"
+        );
+    }
+}
+
+/// A deny rule holds against a command whose words are only known at run time: if it may
+/// match once they are, nothing approves the command automatically, `bypassPermissions`
+/// included; a command it cannot match is bypassed as before.
+#[test]
+fn a_deny_rule_that_may_match_at_run_time_keeps_the_command_from_approval() {
+    let s = settings(json!({"permissions": {"deny": ["Bash(git push --force:*)", "Bash(docker rm -f:*)"]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    for command in [
+        "git push $F",
+        "git push --fo$X",
+        "git push \"$@\"",
+        "git -C . push $(printf -- --force)",
+        "echo --force | xargs git push",
+        "sudo git push $F",
+        "docker rm $FLAGS db",
+    ] {
+        let message = never_approved_automatically(&engine, command);
+        assert!(message.contains("may match the deny rule Bash("), "{message}");
+    }
+    assert!(never_approved_automatically(&engine, "git push $F").ends_with(
+        "`git push $F` may match the deny rule Bash(git push --force:*) in /repo/.claude/settings.json once its words are known at run time"
+    ));
+    bypassed(&engine, &["git push origin $B", "git push origin main", "docker ps $ARGS", "xargs git pull < list"]);
 }
 
 #[test]

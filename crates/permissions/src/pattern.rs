@@ -84,6 +84,31 @@ impl CommandPattern {
         }
     }
 
+    /// Whether a command that starts with `known` and goes on with text only known at run
+    /// time may match: `known` is the command's words up to the first that is not static,
+    /// joined, then a space and that word's literal start (`git push --fo` for
+    /// `git push --fo$X`). The pieces of a wildcard pattern after its first are taken to match.
+    ///
+    /// ```
+    /// use toolgate_permissions::CommandPattern;
+    /// let p = CommandPattern::parse("git push --force:*").unwrap();
+    /// assert!(p.may_match_after("git push ") && p.may_match_after("git push --fo"));
+    /// assert!(!p.may_match_after("git push origin ") && !p.may_match_after("git pull "));
+    /// assert!(CommandPattern::parse("rm:*").unwrap().may_match_after(""));
+    /// ```
+    pub fn may_match_after(&self, known: &str) -> bool {
+        match self {
+            Self::Exact(s) => s.starts_with(known),
+            Self::Prefix(p) => {
+                p.starts_with(known)
+                    || known
+                        .strip_prefix(p.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+            }
+            Self::Wildcard { pieces, .. } => pieces[0].starts_with(known) || known.starts_with(pieces[0].as_str()),
+        }
+    }
+
     /// Whether the pattern can only match commands starting with its literal first word
     /// (used to suggest rules and to explain matches).
     pub fn literal_prefix(&self) -> &str {
@@ -148,6 +173,33 @@ mod tests {
         for (spec, cmd, want) in cases {
             let p = CommandPattern::parse(spec).unwrap();
             assert_eq!(p.matches(cmd), *want, "{spec:?} vs {cmd:?}");
+        }
+    }
+
+    #[test]
+    fn may_match_after_table() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("git push --force:*", "", true),
+            ("git push --force:*", "git ", true),
+            ("git push --force:*", "git push ", true),
+            ("git push --force:*", "git push --f", true),
+            ("git push --force:*", "git push --force ", true),
+            ("git push --force:*", "git push --force-with-lease ", false),
+            ("git push --force:*", "git push origin ", false),
+            ("git push:*", "git push origin ", true),
+            ("git push:*", "git pushx ", false),
+            ("rm -rf /", "rm -rf ", true),
+            ("rm -rf /", "rm -rf build/", false),
+            ("rm -rf /", "rm -rf / ", false),
+            ("rm -rf *", "rm -rf build/", true),
+            ("rm -rf *", "rm ", true),
+            ("rm -rf *", "ls ", false),
+            ("* --version", "node ", true),
+            ("ls*", "lsof ", true),
+        ];
+        for (spec, known, want) in cases {
+            let p = CommandPattern::parse(spec).unwrap();
+            assert_eq!(p.may_match_after(known), *want, "{spec:?} after {known:?}");
         }
     }
 

@@ -171,6 +171,29 @@ impl CommandIndex {
     }
 }
 
+impl CommandIndex {
+    /// The first deny rule, or failing that the first ask rule, in settings order, that may
+    /// match a command starting with one of `known` once the rest of it is known (see
+    /// [`CommandPattern::may_match_after`]). Each of `known` starts with a whole word, the
+    /// command's first, so the rules its first word names are the ones to try.
+    pub fn may_match<'r>(&self, rules: &'r [CompiledRule], known: &[&str]) -> Option<&'r CompiledRule> {
+        let mut best: [Option<usize>; 2] = [None; 2];
+        for command in known {
+            for &i in self.words(first_word(command)).iter().chain(&self.any) {
+                let rule = &rules[i];
+                let slot = slot(rule.behavior());
+                if slot == 2 || best[slot].is_some_and(|b| b <= i) {
+                    continue;
+                }
+                if matches!(&rule.spec, Spec::Command(p) if p.may_match_after(command)) {
+                    best[slot] = Some(i);
+                }
+            }
+        }
+        best[0].or(best[1]).map(|i| &rules[i])
+    }
+}
+
 /// The first rule of each behaviour that [`CommandIndex::find_each`] found.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Found<'r> {

@@ -147,6 +147,11 @@ pub struct SimpleCommand<'s> {
     /// Whether an unquoted glob (`*`, `?`, `[..]`), brace expansion (`{a,b}`, `{1..3}`) or
     /// extglob appears in an argument.
     pub has_glob: bool,
+    /// How many words of `argv`, from the first, are known before the command runs (no
+    /// expansion, glob or brace expansion in them): `argv.len()` for a command known in full.
+    /// A deny or ask rule that the rest may match once it is known keeps the command from
+    /// any automatic approval (`git push $F` and `Bash(git push --force:*)`).
+    pub static_words: usize,
     /// The command with the wrappers Claude Code keeps when it matches rules (`env`, `sudo`,
     /// `doas`, `exec`, `coproc`, from the first of them on), when one was stripped: deny and
     /// ask rules are tried against it too (`Bash(sudo:*)`), and an allow rule must match it
@@ -177,6 +182,7 @@ impl SimpleCommand<'_> {
             wrappers: self.wrappers.into_iter().map(owned).collect(),
             has_expansion: self.has_expansion,
             has_glob: self.has_glob,
+            static_words: self.static_words,
             wrapped: self.wrapped.map(|wrapped| Wrapped { text: owned(wrapped.text), ..wrapped }),
         }
     }
@@ -267,6 +273,39 @@ pub enum Hazard {
         /// The wrapper as written.
         wrapper: String,
     },
+}
+
+impl Hazard {
+    /// Whether the hazard hides what the command runs, so that neither a deny rule nor the
+    /// critical-path check can be applied to it: nothing may approve such a command
+    /// automatically, not even `bypassPermissions`. The others leave every command in view
+    /// (a substitution's commands are listed; `cd` then `git` and `rm` under a variable are
+    /// critical in their own right).
+    ///
+    /// ```
+    /// use toolgate_permissions::bash::{Hazard, analyze};
+    /// assert!(analyze("r{m,} -rf ~").hazards.iter().any(Hazard::hides_what_runs));
+    /// assert!(analyze("x='a[$(rm -rf ~)]'; echo $((x))").hazards.iter().any(Hazard::hides_what_runs));
+    /// assert!(!analyze("echo $(date)").hazards.iter().any(Hazard::hides_what_runs));
+    /// ```
+    pub fn hides_what_runs(&self) -> bool {
+        match self {
+            Hazard::TooLong { .. }
+            | Hazard::ParseError
+            | Hazard::DynamicCommandName { .. }
+            | Hazard::DynamicEval { .. }
+            | Hazard::UnknownConstruct { .. }
+            | Hazard::GitConfigOverride
+            | Hazard::ArithmeticName { .. }
+            | Hazard::UnresolvedWrapper { .. } => true,
+            Hazard::CommandSubstitution
+            | Hazard::ProcessSubstitution
+            | Hazard::ParameterExpansion
+            | Hazard::AnsiCQuoting
+            | Hazard::CdThenGit
+            | Hazard::RmGlobUnderVariable { .. } => false,
+        }
+    }
 }
 
 impl std::fmt::Display for Hazard {

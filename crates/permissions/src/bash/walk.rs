@@ -564,6 +564,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             wrappers: Vec::new(),
             has_expansion: false,
             has_glob: false,
+            static_words: 0,
             wrapped: None,
         });
     }
