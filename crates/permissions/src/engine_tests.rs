@@ -407,6 +407,8 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "find $D -exec rm {} +",
         "find ~ -delete",
         "find -L /usr -delete",
+        "setsid -f rm -rf ~",
+        "ionice -c3 taskset -c 0 chrt -i 0 rm -rf /",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(
@@ -438,6 +440,9 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
         "x='a[$(rm -rf ~)]'; echo $((x))",
         "git -c core.pager='rm -rf ~' log",
         "timeout $T ls",
+        "strace -f -o t.txt rm -rf ~",
+        "watch -n1 rm -rf ~",
+        "chroot / rm -rf /home/u",
     ] {
         let message = never_approved_automatically(&engine, command);
         assert!(
@@ -454,6 +459,7 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
             "fd -e o -x rm",
             "echo $(date) > f",
             "npm install",
+            "setsid -f npm run dev",
         ],
     );
 }

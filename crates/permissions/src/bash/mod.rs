@@ -16,9 +16,11 @@
 //!   `<( )`/`>( )`, `if`/`while`/`until`/`for`/`select`/`case` conditions and bodies, function
 //!   bodies, here-document pipelines (`cat <<EOF | sh`);
 //! - the wrapped command of a wrapper (`sudo`, `doas`, `env`, `timeout`, `time`, `nice`, `nohup`,
-//!   `stdbuf`, `command`, `builtin`, `noglob`, `exec`, `coproc`), which is stripped; a wrapper is
-//!   recognised by its bare name or an absolute path to it (`/usr/bin/env`), never by a
-//!   relative path (`./timeout` is a program of its own);
+//!   `stdbuf`, `command`, `builtin`, `noglob`, `exec`, `coproc`, `setsid`, `ionice`, `taskset`,
+//!   `chrt`), which is stripped; a wrapper is recognised by its bare name or an absolute path
+//!   to it (`/usr/bin/env`), never by a relative path (`./timeout` is a program of its own).
+//!   Programs that run a command in a way the analysis does not follow (`chroot`, `su`,
+//!   `watch`, `strace`, `busybox` …) are [`Hazard::UnfollowedLauncher`];
 //! - the payload of `xargs` and of `find -exec/-execdir/-ok/-okdir` and `fd -x/-X` (the launcher
 //!   stays in the list too), the commands of a static `bash -c`/`sh -c`/`zsh -c` string, of the
 //!   script a shell reads from a here-document or here-string (`bash <<EOF`), of a static `eval`,
@@ -273,6 +275,13 @@ pub enum Hazard {
         /// The wrapper as written.
         wrapper: String,
     },
+    /// A program that runs a command given in its arguments in a way the analysis does not
+    /// follow (`chroot`, `su`, `watch`, `strace`, `busybox` …): the command it runs is not
+    /// listed, so no rule or check sees it.
+    UnfollowedLauncher {
+        /// The program's name.
+        launcher: String,
+    },
 }
 
 impl Hazard {
@@ -297,7 +306,8 @@ impl Hazard {
             | Hazard::UnknownConstruct { .. }
             | Hazard::GitConfigOverride
             | Hazard::ArithmeticName { .. }
-            | Hazard::UnresolvedWrapper { .. } => true,
+            | Hazard::UnresolvedWrapper { .. }
+            | Hazard::UnfollowedLauncher { .. } => true,
             Hazard::CommandSubstitution
             | Hazard::ProcessSubstitution
             | Hazard::ParameterExpansion
@@ -344,6 +354,9 @@ impl std::fmt::Display for Hazard {
             }
             Hazard::UnresolvedWrapper { wrapper } => {
                 write!(f, "what `{wrapper}` runs, or how, is only known at run time")
+            }
+            Hazard::UnfollowedLauncher { launcher } => {
+                write!(f, "`{launcher}` runs a command in a way the analysis does not follow")
             }
         }
     }

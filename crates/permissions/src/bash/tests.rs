@@ -63,6 +63,7 @@ fn hazard_name(hazard: &Hazard) -> String {
         Hazard::GitConfigOverride => "GitConfigOverride".to_owned(),
         Hazard::UnresolvedWrapper { wrapper } => format!("UnresolvedWrapper:{wrapper}"),
         Hazard::ArithmeticName { name } => format!("ArithmeticName:{name}"),
+        Hazard::UnfollowedLauncher { launcher } => format!("UnfollowedLauncher:{launcher}"),
     }
 }
 
@@ -200,6 +201,27 @@ const WRAPPERS: &[Case] = &[
     c("exec rm x", &[Cmds(&["rm x"]), Wrappers(0, &["exec"])]),
     c("exec $X", &[Cmds(&["$X"]), Hazards(&["DynamicEval:exec", "DynamicCommandName:$X"])]),
     c("coproc ls", &[Cmds(&["ls"]), Wrappers(0, &["coproc"])]),
+    c("setsid -f rm -rf x", &[Cmds(&["rm -rf x"]), Wrappers(0, &["setsid"]), Hazards(&[])]),
+    c("setsid --wait npm run dev", &[Cmds(&["npm run dev"]), Wrappers(0, &["setsid"])]),
+    c("setsid -q rm x", &[Cmds(&["rm x"]), Hazards(&["UnresolvedWrapper:setsid"])]),
+    c("ionice -c 3 -n 7 rm -rf x", &[Cmds(&["rm -rf x"]), Wrappers(0, &["ionice"]), Hazards(&[])]),
+    c("ionice -p 42", &[Cmds(&["ionice -p 42"]), Wrappers(0, &[])]),
+    c("taskset -c 0,1 rm x", &[Cmds(&["rm x"]), Wrappers(0, &["taskset"]), Hazards(&[])]),
+    c("taskset 0x3 make -j2", &[Cmds(&["make -j2"]), Wrappers(0, &["taskset"])]),
+    c("taskset $MASK rm x", &[Cmds(&["rm x"]), Hazards(&["UnresolvedWrapper:taskset"])]),
+    c("taskset -p 42", &[Cmds(&["taskset -p 42"]), Wrappers(0, &[])]),
+    c("chrt -f 10 rm x", &[Cmds(&["rm x"]), Wrappers(0, &["chrt"]), Hazards(&[])]),
+    c("chrt --idle 0 nice cargo build", &[Cmds(&["cargo build"]), Wrappers(0, &["chrt", "nice"])]),
+    c("chrt -m", &[Cmds(&["chrt -m"]), Wrappers(0, &[])]),
+    c(
+        "strace -f -o t.txt rm -rf x",
+        &[Cmds(&["strace -f -o t.txt rm -rf x"]), Hazards(&["UnfollowedLauncher:strace"])],
+    ),
+    c("watch -n1 'rm -rf x'", &[Hazards(&["UnfollowedLauncher:watch"]), ReadOnly(false)]),
+    c("chroot /srv rm -rf /", &[Hazards(&["UnfollowedLauncher:chroot"])]),
+    c("su -c 'rm -rf /' root", &[Hazards(&["UnfollowedLauncher:su"])]),
+    c("/bin/busybox rm -rf x", &[Hazards(&["UnfollowedLauncher:busybox"])]),
+    c("sudo valgrind ./a.out", &[Cmds(&["valgrind ./a.out"]), Hazards(&["UnfollowedLauncher:valgrind"])]),
     c(
         "sudo env FOO=1 timeout 5 nice rm x",
         &[Cmds(&["rm x"]), Wrappers(0, &["sudo", "env", "timeout", "nice"]), Assign(0, &[("FOO", "1")])],

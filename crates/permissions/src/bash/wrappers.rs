@@ -29,16 +29,32 @@ enum Wrapper {
     Xargs,
     Exec,
     Coproc,
+    Setsid,
+    Ionice,
+    Taskset,
+    Chrt,
 }
 
 impl Wrapper {
     /// Whether Claude Code keeps this wrapper when it matches rules (it strips `timeout`,
     /// `time`, `nice`, `nohup`, `stdbuf`, `command`, `builtin`, `noglob` and `xargs`, not
-    /// `env`, `sudo`, `doas`, `exec` or `coproc`): then a rule for the wrapped command alone
-    /// does not allow it (`Bash(rm:*)` does not allow `sudo rm`), and rules on the wrapper
-    /// (`Bash(sudo:*)`) apply.
+    /// `env`, `sudo`, `doas`, `exec` or `coproc`, and knows none of `setsid`, `ionice`,
+    /// `taskset` and `chrt`): then a rule for the wrapped command alone does not allow it
+    /// (`Bash(rm:*)` does not allow `sudo rm`), and rules on the wrapper (`Bash(sudo:*)`)
+    /// apply.
     fn kept_for_rules(self) -> bool {
-        matches!(self, Wrapper::Env | Wrapper::Sudo | Wrapper::Doas | Wrapper::Exec | Wrapper::Coproc)
+        matches!(
+            self,
+            Wrapper::Env
+                | Wrapper::Sudo
+                | Wrapper::Doas
+                | Wrapper::Exec
+                | Wrapper::Coproc
+                | Wrapper::Setsid
+                | Wrapper::Ionice
+                | Wrapper::Taskset
+                | Wrapper::Chrt
+        )
     }
 }
 
@@ -65,6 +81,10 @@ fn wrapper_kind(value: &str) -> Option<Wrapper> {
         "xargs" => Wrapper::Xargs,
         "exec" => Wrapper::Exec,
         "coproc" => Wrapper::Coproc,
+        "setsid" => Wrapper::Setsid,
+        "ionice" => Wrapper::Ionice,
+        "taskset" => Wrapper::Taskset,
+        "chrt" => Wrapper::Chrt,
         _ => return None,
     })
 }
@@ -296,15 +316,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
                 return strip;
             }
             // The first operand is the duration, the command follows it.
-            match words.get(scan.next) {
-                Some(duration) => {
-                    if !duration.is_static() {
-                        strip.unresolved = true;
-                    }
-                    scan.next + 1
-                }
-                None => scan.next,
-            }
+            past_operand(words, scan.next, &mut strip)
         }
         Wrapper::Time => {
             let scan = scan_options(words, start, &OptSpec { flags: "p", ..OptSpec::default() });
@@ -373,6 +385,85 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             let scan = scan_options(words, start, &OptSpec::default());
             strip.unresolved = scan.unresolved;
             scan.next
+        }
+        Wrapper::Setsid => {
+            let spec = OptSpec {
+                flags: "cfwhV",
+                long_flags: &["ctty", "fork", "wait", "help", "version"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            if ["-h", "-V", "--help", "--version"].iter().any(|name| scan.has(name)) {
+                return strip;
+            }
+            scan.next
+        }
+        Wrapper::Ionice => {
+            let spec = OptSpec {
+                flags: "thV",
+                with_arg: "cnpPu",
+                long_flags: &["ignore", "help", "version"],
+                long_with_arg: &["class", "classdata", "pid", "pgid", "uid"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            // On processes that run already (`-p PID`), or printing: it runs nothing.
+            let runs_nothing = ["-p", "-P", "-u", "--pid", "--pgid", "--uid", "-h", "-V", "--help", "--version"]
+                .iter()
+                .any(|name| scan.has(name));
+            if runs_nothing {
+                return strip;
+            }
+            scan.next
+        }
+        Wrapper::Taskset => {
+            let spec = OptSpec {
+                flags: "acphV",
+                long_flags: &["all-tasks", "cpu-list", "pid", "help", "version"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            if ["-p", "--pid", "-h", "-V", "--help", "--version"].iter().any(|name| scan.has(name)) {
+                return strip;
+            }
+            // The first operand is the CPU mask or list, the command follows it.
+            past_operand(words, scan.next, &mut strip)
+        }
+        Wrapper::Chrt => {
+            let spec = OptSpec {
+                flags: "abdfioreRvmphV",
+                with_arg: "TPD",
+                long_flags: &[
+                    "all-tasks",
+                    "batch",
+                    "deadline",
+                    "fifo",
+                    "idle",
+                    "other",
+                    "rr",
+                    "ext",
+                    "reset-on-fork",
+                    "verbose",
+                    "max",
+                    "pid",
+                    "help",
+                    "version",
+                ],
+                long_with_arg: &["sched-runtime", "sched-period", "sched-deadline"],
+                ..OptSpec::default()
+            };
+            let scan = scan_options(words, start, &spec);
+            strip.unresolved = scan.unresolved;
+            let runs_nothing =
+                ["-m", "-p", "-h", "-V", "--max", "--pid", "--help", "--version"].iter().any(|name| scan.has(name));
+            if runs_nothing {
+                return strip;
+            }
+            // The first operand is the priority, the command follows it.
+            past_operand(words, scan.next, &mut strip)
         }
         Wrapper::Exec => {
             let scan = scan_options(words, start, &OptSpec { flags: "cl", with_arg: "a", ..OptSpec::default() });
@@ -479,6 +570,21 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
     strip
 }
 
+/// Where the wrapped command starts when one operand (`timeout`'s duration, `taskset`'s
+/// mask, `chrt`'s priority) stands at `at` before it; an operand that is not static leaves
+/// the wrapper unresolved.
+fn past_operand(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> usize {
+    match words.get(at) {
+        Some(operand) => {
+            if !operand.is_static() {
+                strip.unresolved = true;
+            }
+            at + 1
+        }
+        None => at,
+    }
+}
+
 /// The options of GNU `xargs`.
 fn xargs_options() -> OptSpec {
     OptSpec {
@@ -507,6 +613,58 @@ fn xargs_options() -> OptSpec {
 pub(super) fn xargs_payload(argv: &[Text<'_>]) -> Option<usize> {
     let scan = scan_options(argv, 1, &xargs_options());
     (!scan.unresolved).then_some(scan.next)
+}
+
+/// Whether `program` runs a command given in its arguments in a way the analysis does not
+/// follow: under another root, user or namespace (`chroot`, `su`, `unshare`, `bwrap`), as a
+/// shell string (`watch`, `flock -c`, `script -c`, `parallel`), as an applet (`busybox`), or
+/// after options not modelled here (`strace`, `valgrind`, `xvfb-run` …). Each is
+/// [`Hazard::UnfollowedLauncher`].
+fn is_unfollowed_launcher(program: &str) -> bool {
+    matches!(
+        program,
+        "chroot"
+            | "unshare"
+            | "nsenter"
+            | "bwrap"
+            | "firejail"
+            | "proot"
+            | "fakeroot"
+            | "fakechroot"
+            | "su"
+            | "runuser"
+            | "sg"
+            | "pkexec"
+            | "script"
+            | "watch"
+            | "flock"
+            | "parallel"
+            | "sem"
+            | "busybox"
+            | "toybox"
+            | "systemd-run"
+            | "gdb"
+            | "lldb"
+            | "perf"
+            | "strace"
+            | "ltrace"
+            | "valgrind"
+            | "unbuffer"
+            | "xvfb-run"
+            | "dbus-run-session"
+            | "dbus-launch"
+            | "faketime"
+            | "torsocks"
+            | "torify"
+            | "proxychains"
+            | "proxychains4"
+            | "numactl"
+            | "prlimit"
+            | "cgexec"
+            | "catchsegv"
+            | "entr"
+            | "caffeinate"
+    )
 }
 
 /// Whether `shell` is one whose `-c` string is parsed as Bash. (Shells with a `-c` option
@@ -763,6 +921,9 @@ impl<'s> Walker<'s, '_, '_> {
                 }
             }
             shell if is_bash_like_shell(shell) => self.shell_string(words, name, outer(self)),
+            launcher if is_unfollowed_launcher(launcher) => {
+                self.out.hazard(Hazard::UnfollowedLauncher { launcher: launcher.to_owned() });
+            }
             "fish" | "csh" | "tcsh" | "nu" | "elvish" | "xonsh" | "pwsh" | "powershell" => {
                 let runs_string = words[1..].iter().any(|word| {
                     word.value == "-c"
