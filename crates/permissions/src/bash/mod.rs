@@ -237,7 +237,9 @@ pub enum Hazard {
         text: String,
     },
     /// `eval`, `source`/`.`, `exec`, `trap`, `bash -c` (and the like) given text that is not
-    /// static, or a shell whose `-c` language the analyser does not parse (`fish`, `csh`).
+    /// static, a shell reading its script from a pipe (`curl … | sh`, `cat <<EOF | sh`) or
+    /// from a file named at run time (`bash <(curl …)`, `sh $SCRIPT`), or a shell whose `-c`
+    /// language the analyser does not parse (`fish`, `csh`).
     DynamicEval {
         /// The evaluating command (`eval`, `bash`, `source` …).
         command: String,

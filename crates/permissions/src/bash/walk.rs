@@ -41,6 +41,9 @@ pub(super) struct Output<'s> {
     pub changed_dir: bool,
     /// How many command strings and payloads enclose the current position.
     pub nesting: usize,
+    /// Whether the current position reads a pipe: inside a pipeline stage after the first
+    /// (a shell there with no script reads the text the stage before prints).
+    pub piped: bool,
     /// How deep the walkers are in their trees, summed across nested sources.
     depth: usize,
     /// When every parse must be over.
@@ -57,6 +60,7 @@ impl<'s> Output<'s> {
             hazards: Vec::new(),
             changed_dir: false,
             nesting: 0,
+            piped: false,
             depth: 0,
             deadline: Instant::now() + ANALYSIS_BUDGET,
         }
@@ -94,6 +98,7 @@ impl<'s> Output<'s> {
             hazards: std::mem::take(&mut self.hazards),
             changed_dir: self.changed_dir,
             nesting: self.nesting,
+            piped: self.piped,
             depth: self.depth,
             deadline: self.deadline,
         };
@@ -393,9 +398,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 let mut deferred = Vec::new();
                 self.redirect(child, &mut extra, &mut deferred);
                 self.no_extra_words(&extra);
-                for node in deferred {
-                    self.statement(node);
-                }
+                self.deferred(deferred);
             } else if child.is_named() {
                 self.statement(child);
             }
@@ -417,9 +420,9 @@ impl<'s, 't> Walker<'s, 't, '_> {
     fn statement_inner(&mut self, node: Node<'t>) {
         // The kinds nearly every command line is made of; the rest out of line.
         match kind(node) {
+            Kind::Pipeline => self.pipeline(node),
             Kind::Program
             | Kind::List
-            | Kind::Pipeline
             | Kind::Subshell
             | Kind::DoGroup
             | Kind::ElseClause
@@ -492,9 +495,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                             let mut deferred = Vec::new();
                             self.redirect(child, &mut extra, &mut deferred);
                             self.no_extra_words(&extra);
-                            for node in deferred {
-                                self.statement(node);
-                            }
+                            self.deferred(deferred);
                         }
                         _ if child.is_named() => self.statement(child),
                         _ => {}
@@ -527,9 +528,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 let mut deferred = Vec::new();
                 self.redirect(node, &mut extra, &mut deferred);
                 self.no_extra_words(&extra);
-                for node in deferred {
-                    self.statement(node);
-                }
+                self.deferred(deferred);
             }
             kind if is_expression(kind) => self.scan(node),
             _ => {
@@ -540,6 +539,20 @@ impl<'s, 't> Walker<'s, 't, '_> {
     }
 
     /// Walks every named child of `node` as a statement.
+    /// The stages of a pipeline: every one after the first reads a pipe.
+    fn pipeline(&mut self, node: Node<'t>) {
+        let outer = self.out.piped;
+        let mut first = true;
+        for child in kids(node) {
+            if child.is_named() {
+                self.out.piped = outer || !first;
+                first = false;
+                self.statement(child);
+            }
+        }
+        self.out.piped = outer;
+    }
+
     fn named_statements(&mut self, node: Node<'t>) {
         for child in kids(node) {
             if child.is_named() {
@@ -674,8 +687,17 @@ impl<'s, 't> Walker<'s, 't, '_> {
         self.emit(words, assignments, Vec::new(), false);
         self.stdin = None;
         self.flush(mark);
-        for node in deferred {
+        self.deferred(deferred);
+    }
+
+    /// Walks the statements a command's redirects held back. A pipeline among them continues
+    /// the command's own (`cat <<EOF | sh`): each of its stages reads a pipe.
+    fn deferred(&mut self, nodes: Vec<Node<'t>>) {
+        for node in nodes {
+            let outer = self.out.piped;
+            self.out.piped |= kind(node) == Kind::Pipeline;
             self.statement(node);
+            self.out.piped = outer;
         }
     }
 
@@ -704,9 +726,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             None => self.no_extra_words(&extra),
         }
         self.stdin = None;
-        for node in deferred {
-            self.statement(node);
-        }
+        self.deferred(deferred);
         self.run_scripts();
     }
 

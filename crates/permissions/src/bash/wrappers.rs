@@ -1052,6 +1052,8 @@ impl<'s> Walker<'s, '_, '_> {
     fn shell_string(&mut self, words: &[Word<'s>], name: &str, wrappers: Vec<Text<'s>>) {
         let mut j = 1;
         let mut runs_string = false;
+        // `-s`: the script comes from standard input, the operands are its arguments.
+        let mut reads_stdin = false;
         while let Some(word) = words.get(j) {
             if !word.is_static() {
                 break;
@@ -1070,19 +1072,27 @@ impl<'s> Walker<'s, '_, '_> {
                 if value.starts_with('-') && cluster.contains('c') {
                     runs_string = true;
                 }
+                reads_stdin |= value.starts_with('-') && cluster.contains('s');
                 j += if cluster.contains(['o', 'O']) { 2 } else { 1 };
                 continue;
             }
             break;
         }
         if !runs_string {
-            // With no script operand the shell reads its script from standard input.
-            if words.get(j).is_none() {
-                match self.stdin.take() {
+            match words.get(j).filter(|_| !reads_stdin) {
+                // With no script operand the shell reads its script from standard input: a
+                // here-document's, or what the pipeline stage before it prints.
+                None => match self.stdin.take() {
                     Some(Stdin::Static(script)) => self.nested(script, &wrappers),
                     Some(Stdin::Dynamic) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
+                    None if self.out.piped => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
                     None => {}
+                },
+                // A script named at run time (`bash <(curl …)`, `sh $SCRIPT`).
+                Some(script) if !script.is_static() => {
+                    self.out.hazard(Hazard::DynamicEval { command: name.to_owned() });
                 }
+                Some(_) => {}
             }
             return;
         }
