@@ -387,11 +387,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
         }
     }
 
-    /// Walks the statements inside a command or process substitution.
+    /// Walks the statements inside a command or process substitution; those of an output
+    /// one (`>(sh)`) read what is written to it.
     fn substitution(&mut self, node: Node<'t>) {
         if !self.enter(node) {
             return;
         }
+        let outer = self.out.piped;
+        self.out.piped |= kind(node) == Kind::ProcessSubstitution && self.text(node).starts_with('>');
         for (field, child) in children(node) {
             if field == Some("redirect") {
                 let mut extra = Vec::new();
@@ -403,6 +406,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 self.statement(child);
             }
         }
+        self.out.piped = outer;
         self.leave();
     }
 
@@ -834,7 +838,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
             ">&" if target.is_static() && is_descriptor(&target.value) => {}
             ">&" => self.write(target, false),
             "<&" if target.is_static() && is_descriptor(&target.value) => {}
-            "<" | "<&" => self.out.reads.push(target.value),
+            "<" | "<&" => {
+                // Standard input from a file named at run time (`sh < <(curl …)`).
+                if !target.is_static() && self.stdin.is_none() {
+                    self.stdin = Some(Stdin::Dynamic);
+                }
+                self.out.reads.push(target.value);
+            }
             other => self.out.hazard(Hazard::UnknownConstruct { kind: format!("redirect {other}") }),
         }
     }
