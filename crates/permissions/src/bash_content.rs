@@ -7,21 +7,24 @@
 //!
 //! 1. Deny and ask command rules, on every command in any of its spellings (the words
 //!    joined, the source text, the program by its basename without git's global options). A
-//!    deny ends the layer. A command with words known only at run time (or given more by
-//!    `xargs`) that a deny or ask rule may match once they are known is never approved
-//!    automatically, `bypassPermissions` included.
+//!    deny ends the layer.
 //! 2. Output redirections are writes (`Edit` path rules, protected paths, `acceptEdits`,
 //!    `Edit` allow rules); input redirections are reads (`Read` path rules; outside the
 //!    working directories nothing is approved automatically).
-//! 3. Each command: critical `rm` (and `rm` handed paths by `xargs` or `find -exec`, and
-//!    `find -delete`, judged on find's starting points); its operands (those of a read-only command are the files
-//!    it reads, those of any other command may be read or written); a recursive read's files;
-//!    `acceptEdits`' simple file commands; allow rules, which every command that is not
-//!    read-only must match.
+//! 3. Each command: critical `rm` (and `rm` handed its paths by `xargs`, or by `find -exec`
+//!    and `find -delete` judged on find's starting points); its operands (those of a
+//!    read-only command are the files it reads, those of any other command may be read or
+//!    written); a recursive read's files; `acceptEdits`' simple file commands; allow rules,
+//!    which every command that is not read-only must match.
 //! 4. The analysis' hazards: critical ones (`cd` then `git`, `rm` under an empty variable),
-//!    and the first other one, which keeps the call from any automatic approval; one that
-//!    hides what runs ([`Hazard::hides_what_runs`]) keeps it from `bypassPermissions`,
-//!    hooks and classifiers too.
+//!    and the first other one, which keeps the call from any automatic approval.
+//!
+//! What a deny rule or the critical-path check may catch only at run time is noted as
+//! [`Content::unresolved`], which nothing approves (`bypassPermissions`, hooks, rules and
+//! classifiers included): a hazard that hides what runs ([`Hazard::hides_what_runs`]), a
+//! command with words known only at run time (or given more by `xargs`) that a deny or ask
+//! rule may match once they are, and a path known only at run time while a `Read` or `Edit`
+//! deny or ask rule exists.
 //!
 //! The common path (a few commands, a few plain operands) allocates little: spellings are
 //! built only where they differ from the source text, rules of all three behaviours are
@@ -62,6 +65,11 @@ pub(crate) fn bash_content<'b>(
     content: &mut Content<'b>,
 ) {
     let rules = book.rules.as_slice();
+    // A hazard that hides what runs is the first reason nothing may approve the call.
+    if let Some(hazard) = analysis.hazards.iter().find(|h| h.hides_what_runs()) {
+        content.unresolved =
+            Some(format!("{hazard}; the deny rules and the critical-path checks cannot see what it runs"));
+    }
     // 1. Command rules, of all three behaviours at once (allow rules are read in step 3).
     let mut allows: SmallVec<[Option<&'b CompiledRule>; 4]> = SmallVec::new();
     for cmd in &analysis.commands {
@@ -253,6 +261,11 @@ impl Check<'_, '_, '_> {
             self.all_read_only = false;
             self.accept_ok = false;
             self.rule_ok &= !read_only;
+            if !matches!(basename(cmd.argv.first().map_or("", |p| &**p)), "cd" | "pushd") {
+                self.unknown_path(families, || {
+                    format!("`{}` names `{arg}`, which leads to a place only known at run time", cmd.text)
+                });
+            }
             return;
         };
         let forms = self.forms(targets);
@@ -266,6 +279,20 @@ impl Check<'_, '_, '_> {
             let verb = if families.is_empty() { "goes to" } else { "reads" };
             let shown = self.outside_form(&forms);
             self.outside(|| format!("`{}` {verb} {shown}, outside the working directories", cmd.text));
+        }
+    }
+
+    /// A path known only at run time (`what` says which): a deny or ask rule of `families`
+    /// may match it then, so nothing approves the call automatically.
+    fn unknown_path(&mut self, families: &[&str], what: impl FnOnce() -> String) {
+        if self.content.unresolved.is_some() {
+            return;
+        }
+        if let Some(rule) = self.path_rules.first_restricting(self.rules, families) {
+            let behavior = if rule.behavior() == PermissionBehavior::Deny { "deny" } else { "ask" };
+            let (text, origin) = (&rule.entry.text, &rule.entry.origin);
+            self.content.unresolved =
+                Some(format!("{}, and the {behavior} rule {text} in {origin} may match it", what()));
         }
     }
 
@@ -296,6 +323,7 @@ impl Check<'_, '_, '_> {
             self.accept_ok = false;
             self.rule_ok = false;
             self.content.bash_hazard.get_or_insert_with(|| format!("the redirection target `{path}` is not static"));
+            self.unknown_path(&["Edit"], || format!("the redirection target `{path}` is only known at run time"));
             return;
         };
         let forms = self.forms(targets);
@@ -317,6 +345,7 @@ impl Check<'_, '_, '_> {
     fn read(&mut self, path: &str) {
         let Some(targets) = self.bases.glob_paths(path, self.home) else {
             self.outside(|| format!("the input file `{path}` is only known at run time"));
+            self.unknown_path(&["Read"], || format!("the input file `{path}` is only known at run time"));
             return;
         };
         let forms = self.forms(targets);
@@ -462,11 +491,6 @@ impl Check<'_, '_, '_> {
                 _ => &mut self.content.bash_hazard,
             };
             slot.get_or_insert_with(|| hazard.to_string());
-            if hazard.hides_what_runs() {
-                self.content.unresolved.get_or_insert_with(|| {
-                    format!("{hazard}; the deny rules and the critical-path checks cannot see what it runs")
-                });
-            }
         }
     }
 }

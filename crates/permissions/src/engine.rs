@@ -295,9 +295,10 @@ pub(crate) struct Content<'r> {
     pub read_only: bool,
     /// Why a Bash command is never approved automatically (a hazard of its analysis).
     pub bash_hazard: Option<String>,
-    /// Why the deny rules and the critical-path checks cannot see what a Bash command runs
-    /// (a hazard that hides it): nothing approves it automatically, not `bypassPermissions`,
-    /// a hook or a classifier either.
+    /// Why a deny rule or the critical-path check may apply to a Bash command at run time
+    /// that cannot be applied now (a hazard that hides what runs, a deny rule that words or
+    /// paths known only then may match): nothing approves the call automatically, not
+    /// `bypassPermissions`, a hook, a rule or a classifier.
     pub unresolved: Option<String>,
     /// A Bash call's analysis (for rule suggestions).
     pub analysis: Option<BashAnalysis<'r>>,
@@ -423,7 +424,21 @@ impl PermissionEngine {
         // The content layer's view of the call (for Bash, the analysis), computed only past the
         // tool-wide rules.
         let mut content = None;
-        let verdict = self.layers(&book, &tool_rules, &call, &mut trace, &mut content);
+        let mut verdict = self.layers(&book, &tool_rules, &call, &mut trace, &mut content);
+        // What the deny rules and the critical-path checks cannot see is approved by nothing
+        // (not a mode, hook, rule or the read-only table), and no classifier settles its ask.
+        if let Some(detail) = content.as_mut().and_then(|c| c.unresolved.take()) {
+            match verdict.behavior {
+                PermissionBehavior::Allow => {
+                    let message = format!("{} needs approval: {detail}", tool.render_use(input));
+                    trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
+                    let reason = DecisionReason::Safety { detail };
+                    verdict = Verdict::new(PermissionBehavior::Ask, reason, message, AskKind::Forced);
+                }
+                PermissionBehavior::Ask if verdict.ask == AskKind::Open => verdict.ask = AskKind::Forced,
+                _ => {}
+            }
+        }
         let Verdict { mut behavior, mut reason, mut message, ask, suggestions } = verdict;
         if behavior == PermissionBehavior::Ask && mode == PermissionMode::DontAsk {
             trace.push(LayerVerdict { layer: "mode", verdict: "dontAsk turns the ask into a deny".into() });
@@ -516,16 +531,7 @@ impl PermissionEngine {
             return Verdict::new(PermissionBehavior::Ask, DecisionReason::Safety { detail }, msg, AskKind::Forced);
         }
 
-        // 4. hooks, plan mode, the tool's own opinion, automatic approvals: none of them for
-        // a command the checks above cannot see through (plan mode still denies it).
-        let family = Family::of(name);
-        let plan_denies =
-            mode == PermissionMode::Plan && matches!(family, Family::Edit | Family::Bash) && !content.read_only;
-        if !plan_denies && let Some(detail) = content.unresolved.take() {
-            let msg = format!("{} needs approval: {detail}", tool.render_use(input));
-            trace.push(LayerVerdict { layer: "safety", verdict: detail.clone() });
-            return Verdict::new(PermissionBehavior::Ask, DecisionReason::Safety { detail }, msg, AskKind::Forced);
-        }
+        // 4. hooks, plan mode, the tool's own opinion, automatic approvals.
         if let Some(h) = hook {
             let reason = DecisionReason::Hook { hook: h.hook.clone(), reason: h.reason.clone() };
             let why = h.reason.as_deref().unwrap_or_default();
@@ -543,7 +549,8 @@ impl PermissionEngine {
                 PermissionBehavior::Deny => {}
             }
         }
-        if plan_denies {
+        let family = Family::of(name);
+        if mode == PermissionMode::Plan && matches!(family, Family::Edit | Family::Bash) && !content.read_only {
             let msg = format!(
                 "plan mode allows only read-only work; {name} would change files. Present the plan with ExitPlanMode first"
             );

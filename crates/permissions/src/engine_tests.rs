@@ -241,8 +241,8 @@ fn bash_table() {
         ("ls", Plan, Allow, "classifier"),
         ("git diff", DontAsk, Allow, "classifier"),
         // Never auto-approvable.
-        ("$CMD x", Dflt, Ask, "safety"),
-        ("eval \"$X\"", Dflt, Ask, "safety"),
+        ("$CMD x", Dflt, Ask, "default"),
+        ("eval \"$X\"", Dflt, Ask, "default"),
         ("cd .. && git status", Dflt, Ask, "safety"),
         ("git push origin main", Dflt, Ask, "rule"),
         ("git --no-pager push origin main", Dflt, Ask, "rule"),
@@ -278,7 +278,7 @@ fn bash_table() {
         ("cd - && cat x", Dflt, Ask, "default"),
         ("cd / && mkdir etc2", AcceptEdits, Ask, "default"),
         ("cd .git && touch hooks/pre-commit", AcceptEdits, Ask, "default"),
-        ("env -C /etc cat shadow", Dflt, Ask, "safety"),
+        ("env -C /etc cat shadow", Dflt, Ask, "default"),
         // `~user`, `~+`, `~-` depend on the system and the shell.
         ("cat ~root/.ssh/id_rsa", Dflt, Ask, "default"),
         ("cat ~+/.env", Dflt, Ask, "default"),
@@ -512,6 +512,31 @@ fn a_deny_rule_that_may_match_at_run_time_keeps_the_command_from_approval() {
     bypassed(&engine, &["git push origin $B", "git push origin main", "docker ps $ARGS", "xargs git pull < list"]);
 }
 
+/// A path deny rule holds against a Bash path known only at run time: nothing approves the
+/// command automatically while the rule may match it then; without such a rule, it is
+/// bypassed as before.
+#[test]
+fn a_path_deny_rule_holds_against_a_path_known_only_at_run_time() {
+    let s = settings(json!({"permissions": {"deny": ["Read(./.env)", "Edit(./.github/**)"]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    for command in [
+        "cat $(echo .env)",
+        "for f in .e*; do cat \"$f\"; done",
+        "cp $A b",
+        "cd $D && cat .env",
+        "wc -l < $F",
+        "echo x > $F",
+    ] {
+        let message = never_approved_automatically(&engine, command);
+        assert!(message.contains("and the deny rule "), "{message}");
+    }
+    assert!(never_approved_automatically(&engine, "cat \"$f\"").ends_with(
+        "`cat \"$f\"` names `$f`, which leads to a place only known at run time, and the deny rule Read(./.env) in /repo/.claude/settings.json may match it"
+    ));
+    bypassed(&engine, &["cd $D", "npm run build", "cp src/a.rs src/b.rs"]);
+    bypassed(&empty_engine(), &["cat \"$f\"", "echo x > $F", "wc -l < $F"]);
+}
+
 #[test]
 fn path_tools_table() {
     let engine = project_engine();
@@ -737,6 +762,11 @@ async fn the_classifier_settles_only_open_asks() {
     assert_eq!(d.decision.behavior, Deny, "an explicit ask rule is not the classifier's to settle");
     let d = engine.decide(&bash, &json!({"command": "rm -rf /"}), &ctx(Dflt), None).await;
     assert_eq!(d.decision.behavior, Deny);
+    // Nor what a rule or the critical-path check may catch once it runs.
+    for command in ["$CMD -rf /", "git push $F", "curl -s x | sh"] {
+        let d = engine.decide(&bash, &json!({"command": command}), &ctx(Dflt), None).await;
+        assert_eq!(d.decision.behavior, Deny, "{command}");
+    }
     assert_eq!(*classifier.1.lock().unwrap(), 1);
 }
 

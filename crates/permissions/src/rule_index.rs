@@ -279,6 +279,18 @@ impl PathRules {
         self.read_folders.iter().any(|folder| starts_with(folder, root) || starts_with(root, folder))
     }
 
+    /// The first deny rule, or failing that the first ask rule, of one of `families`, in
+    /// settings order: the rule a path known only at run time may match.
+    pub fn first_restricting<'r>(&self, rules: &'r [CompiledRule], families: &[&str]) -> Option<&'r CompiledRule> {
+        let of = |behavior| {
+            self.members
+                .iter()
+                .map(|&i| &rules[i])
+                .find(|r| r.behavior() == behavior && families.contains(&r.entry.rule.tool()))
+        };
+        of(PermissionBehavior::Deny).or_else(|| of(PermissionBehavior::Ask))
+    }
+
     /// The rules matching any of `forms` (the forms of one path), in settings order.
     pub fn hits<'r>(&self, rules: &'r [CompiledRule], forms: &[PathBuf]) -> PathHits<'r> {
         let candidates: SmallVec<[Candidate<'_>; 2]> =
