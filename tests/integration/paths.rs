@@ -130,6 +130,40 @@ async fn a_read_deny_on_dot_env_holds_against_every_spelling() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A `Read` deny rule hides what it covers from searches and listings of a folder, in every
+/// mode: Grep finds nothing in `.env` (or through `env-link`), Glob and LS leave both out, and
+/// a denied folder is left out with everything below it. The files next to them stay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_deny_rules_hide_files_from_searches_and_listings() {
+    for mode in ["default", "acceptEdits", "bypassPermissions"] {
+        let settings = json!({"permissions": {"defaultMode": mode, "deny": ["Read(./.env)", "Read(./vault/**)"]}});
+        let ws = Workspace::new(&settings);
+        std::fs::create_dir_all(ws.root.join("vault")).unwrap();
+        std::fs::write(ws.root.join("vault/token"), format!("{SECRET}\n")).unwrap();
+        std::fs::write(ws.root.join("sub/api.txt"), "API_KEY is documented here\n").unwrap();
+        let results = ws
+            .run(vec![
+                ToolCall::new("1", "Grep", json!({"pattern": "API_KEY", "output_mode": "content"})),
+                ToolCall::new("2", "Grep", json!({"pattern": "API_KEY", "glob": "*env*"})),
+                ToolCall::new("3", "Glob", json!({"pattern": "**/*"})),
+                ToolCall::new("4", "LS", json!({"path": ws.root.display().to_string()})),
+            ])
+            .await;
+        for r in &results {
+            let shown = text(r);
+            assert!(!r.is_error, "{mode}: {shown}");
+            for hidden in ["hunter2", ".env", "env-link", "vault"] {
+                assert!(!shown.contains(hidden), "{mode}: {hidden} in {shown}");
+            }
+        }
+        assert!(text(&results[0]).contains("documented here"), "{mode}: {}", text(&results[0]));
+        assert!(text(&results[1]).contains("No files found"), "{mode}: {}", text(&results[1]));
+        for r in &results[2..] {
+            assert!(text(r).contains("api.txt") && text(r).contains("ok.txt"), "{mode}: {}", text(r));
+        }
+    }
+}
+
 /// `Edit(./.env)` denies writing every spelling of the file, after the file was read, in
 /// every mode, for Write, Edit, MultiEdit and Bash redirections.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -368,6 +368,43 @@ impl PermissionEngine {
         &self.settings
     }
 
+    /// Whether a `Read` deny rule covers `path` (absolute), met in a walk of a folder by a
+    /// search or a listing: the path as walked and, when it is a symbolic link (`link`), the
+    /// real path behind it. Glob, Grep and LS leave such entries out (the pipeline gives them
+    /// this as [`toolgate_core::HiddenPaths`]), as Claude Code hides them from Glob and Grep.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use serde_json::json;
+    /// use toolgate_core::RuleSource;
+    /// use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile};
+    ///
+    /// let mut loaded = LoadedSettings::default();
+    /// loaded.add(SettingsFile {
+    ///     source: RuleSource::ProjectSettings,
+    ///     origin: "/repo/.claude/settings.json".into(),
+    ///     anchor: "/repo".into(),
+    ///     value: json!({"permissions": {"deny": ["Read(./.env)", "Read(**/secrets/**)"]}}),
+    /// });
+    /// let engine = PermissionEngine::builder(loaded.permissions().0).cwd("/repo").build();
+    /// assert!(engine.read_denies(Path::new("/repo/.env"), false));
+    /// assert!(engine.read_denies(Path::new("/repo/app/secrets/key.pem"), false));
+    /// assert!(!engine.read_denies(Path::new("/repo/src/main.rs"), false));
+    /// ```
+    pub fn read_denies(&self, path: &Path, link: bool) -> bool {
+        let book = self.read_rules();
+        let rules = book.paths();
+        // Most entries of a walk start where no rule's glob does: that costs no allocation.
+        if !link && !rules.may_match(path) {
+            return false;
+        }
+        let forms: Forms = match link {
+            true => Resolver::new(path.parent().unwrap_or(path)).forms(path),
+            false => smallvec::smallvec![path.to_path_buf()],
+        };
+        rules.hits(&book.rules, &forms).first("Read", PermissionBehavior::Deny).is_some()
+    }
+
     /// Whether a bare deny rule removes this tool from the model's list.
     pub fn removes_tool(&self, tool_name: &str) -> bool {
         let name = canonical_tool_name(tool_name);

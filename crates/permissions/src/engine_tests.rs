@@ -578,6 +578,21 @@ fn path_tools_table() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// What a walk meets is judged as walked, and a link also by where it leads.
+#[test]
+fn read_denies_judges_a_link_by_its_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::write(repo.join(".env"), "s").unwrap();
+    std::os::unix::fs::symlink(repo.join(".env"), repo.join("env-link")).unwrap();
+    let s = settings_at(json!({"permissions": {"deny": ["Read(./.env)"], "ask": ["Read(./src/**)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    assert!(engine.read_denies(&repo.join(".env"), false));
+    assert!(engine.read_denies(&repo.join("env-link"), true));
+    assert!(!engine.read_denies(&repo.join("env-link"), false), "a walked path that is no link is judged as it is");
+    assert!(!engine.read_denies(&repo.join("src/a.rs"), false), "an ask rule hides nothing");
+}
+
 #[test]
 fn symlinks_and_dot_dot_cannot_escape() {
     let tmp = tempfile::tempdir().unwrap();

@@ -266,7 +266,7 @@ impl PathRules {
     }
 
     /// Whether some rule's glob may match `path`: it starts with a glob's literal prefix.
-    fn may_match(&self, path: &Path) -> bool {
+    pub fn may_match(&self, path: &Path) -> bool {
         let bytes = path.as_os_str().as_encoded_bytes();
         self.prefixes.as_ref().is_none_or(|prefixes| prefixes.iter().any(|p| bytes.starts_with(p)))
     }

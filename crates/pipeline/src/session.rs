@@ -11,9 +11,9 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use toolgate_core::{
     AppState, BudgetEntry, CancellationToken, ContentBlock, ContextChange, DEFAULT_MESSAGE_BUDGET, DynTool, Extensions,
-    FileStateCache, InterruptBehavior, PermissionBehavior, PermissionDecision, PermissionMode, Progress, ProgressSink,
-    ResultLimit, ResultStore, ToolContext, ToolError, ToolErrorKind, ToolOutput, ToolPool, canonical_tool_name,
-    empty_result_text,
+    FileStateCache, HiddenPaths, InterruptBehavior, PermissionBehavior, PermissionDecision, PermissionMode, Progress,
+    ProgressSink, ResultLimit, ResultStore, ToolContext, ToolError, ToolErrorKind, ToolOutput, ToolPool,
+    canonical_tool_name, empty_result_text,
 };
 use toolgate_hooks::{HookRunner, HookSource, HooksConfig, SourceKind};
 use toolgate_permissions::{
@@ -382,6 +382,9 @@ impl SessionBuilder {
         template.pool = Some(pool.clone());
         template.app_state = app_state;
         template.extensions = self.extensions;
+        // Searches and listings leave out what the Read deny rules cover.
+        let hider = engine.clone();
+        template.extensions.insert(HiddenPaths::new(move |path, link| hider.read_denies(path, link)));
         Session {
             inner: Arc::new(Inner {
                 pool,

@@ -53,6 +53,7 @@ mod context;
 mod deferred;
 mod error;
 mod file_state;
+mod hidden;
 mod output;
 mod permission;
 mod pool;
@@ -71,6 +72,7 @@ pub use context::{AppState, CancellationToken, Extensions, Progress, ProgressSin
 pub use deferred::{DeferMode, DeferredAnnouncer, InvalidDeferMode};
 pub use error::{ToolError, ToolErrorKind};
 pub use file_state::{FileState, FileStateCache, FileStateError};
+pub use hidden::HiddenPaths;
 pub use output::{ContentBlock, ContextChange, ImageSource, IntoToolOutput, Json, ToolOutput};
 pub use permission::{
     DecisionReason, PermissionBehavior, PermissionCheck, PermissionDecision, PermissionMode, RuleSource, UnknownMode,

@@ -10,6 +10,7 @@
 mod prompt;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -17,7 +18,7 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool, normalize_path};
+use toolgate_core::{HiddenPaths, ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool, normalize_path};
 
 use crate::walk::{self, SearchRoot};
 
@@ -136,8 +137,9 @@ impl TypedTool for GlobTool {
         let root = SearchRoot::resolve(ctx, input.path.as_deref())?.require_dir("Glob")?;
         let plan = GlobPlan::new(&input.pattern, &root.path)?;
         let options = GlobOptions::for_call(ctx);
+        let hidden = walk::hidden_paths(ctx);
         let found = match plan.walk_root.is_dir() {
-            true => walk::run_blocking(&ctx.cancel, move |stop| plan.run(options, stop)).await?,
+            true => walk::run_blocking(&ctx.cancel, move |stop| plan.run(options, hidden, stop)).await?,
             false => Some(Vec::new()),
         };
         let Some(mut found) = found else { return Err(walk::cancelled()) };
@@ -251,9 +253,14 @@ impl GlobPlan {
         Ok(Self { walk_root, matcher, names_only })
     }
 
-    /// Walks the tree; `None` when stopped.
-    fn run(&self, options: GlobOptions, stop: &std::sync::atomic::AtomicBool) -> Option<Vec<(SystemTime, PathBuf)>> {
-        let walk = walk::walk_builder(&self.walk_root, options.respect_gitignore).build_parallel();
+    /// Walks the tree, leaving out what `hidden` hides; `None` when stopped.
+    fn run(
+        &self,
+        options: GlobOptions,
+        hidden: Option<Arc<HiddenPaths>>,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Option<Vec<(SystemTime, PathBuf)>> {
+        let walk = walk::walk_builder(&self.walk_root, options.respect_gitignore, hidden).build_parallel();
         let found = walk::collect_parallel(
             walk,
             stop,

@@ -226,6 +226,7 @@ fn compile(input: &GrepInput, ctx: &ToolContext) -> Result<Search, ToolError> {
         multiline,
         overrides: input.glob.as_deref().map(|g| overrides(&dir, g)).transpose()?,
         types: input.file_type.as_deref().filter(|t| !t.trim().is_empty()).map(file_types).transpose()?,
+        hidden: walk::hidden_paths(ctx),
         root,
     })
 }

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
@@ -13,6 +14,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use ignore::overrides::Override;
 use ignore::types::Types;
 use ignore::{DirEntry, WalkState};
+use toolgate_core::HiddenPaths;
 
 use super::OutputMode;
 use crate::walk::{self, SearchRoot};
@@ -32,6 +34,8 @@ pub(crate) struct Search {
     pub multiline: bool,
     pub overrides: Option<Override>,
     pub types: Option<Types>,
+    /// What the session's `Read` deny rules hide from the walk.
+    pub hidden: Option<Arc<HiddenPaths>>,
 }
 
 /// What one file contributed.
@@ -126,7 +130,7 @@ enum Kept {
 impl Search {
     /// Runs the search on all threads; `None` when stopped before the end.
     pub(crate) fn run(&self, stop: &AtomicBool) -> Option<Found> {
-        let mut builder = walk::walk_builder(&self.root.path, true);
+        let mut builder = walk::walk_builder(&self.root.path, true, self.hidden.clone());
         if let Some(overrides) = &self.overrides {
             builder.overrides(overrides.clone());
         }

@@ -9,13 +9,14 @@ mod prompt;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{ToolContext, ToolError, ToolOutput, TypedTool};
+use toolgate_core::{HiddenPaths, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use crate::walk::{self, SearchRoot};
 
@@ -80,7 +81,9 @@ impl TypedTool for LsTool {
         let root = SearchRoot::resolve(ctx, Some(&input.path))?.require_dir("LS")?;
         let ignore = user_ignores(&root.path, input.ignore.as_deref().unwrap_or_default())?;
         let path = root.path.clone();
-        let Some(tree) = walk::run_blocking(&ctx.cancel, move |stop| Tree::read(&path, &ignore, stop)).await? else {
+        let hidden = walk::hidden_paths(ctx);
+        let Some(tree) = walk::run_blocking(&ctx.cancel, move |stop| Tree::read(&path, &ignore, hidden, stop)).await?
+        else {
             return Err(walk::cancelled());
         };
         let structured = json!({
@@ -151,7 +154,7 @@ struct Tree {
 impl Tree {
     /// Reads `root` breadth first, each directory's entries sorted by name, until
     /// [`MAX_ENTRIES`]; `None` when stopped.
-    fn read(root: &Path, ignore: &Gitignore, stop: &AtomicBool) -> Option<Self> {
+    fn read(root: &Path, ignore: &Gitignore, hidden: Option<Arc<HiddenPaths>>, stop: &AtomicBool) -> Option<Self> {
         let root_node = Node {
             name: String::new(),
             path: root.to_path_buf(),
@@ -164,7 +167,7 @@ impl Tree {
             if tree.truncated {
                 break;
             }
-            let mut builder = walk::walk_builder(&tree.nodes[dir].path, true);
+            let mut builder = walk::walk_builder(&tree.nodes[dir].path, true, hidden.clone());
             builder.max_depth(Some(1)).sort_by_file_name(|a, b| a.cmp(b));
             let mut read = Read::Yes;
             for entry in builder.build() {

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkParallel, WalkState};
 use serde_json::Value;
-use toolgate_core::{CancellationToken, ToolContext, ToolError};
+use toolgate_core::{CancellationToken, HiddenPaths, ToolContext, ToolError};
 
 /// Version-control metadata directories: never listed, never searched (as Claude Code
 /// passes `--glob '!.git'` and friends to ripgrep).
@@ -164,10 +164,11 @@ pub(crate) fn with_absolute_path(input: &Value, ctx: &ToolContext) -> Value {
 }
 
 /// A walk builder with the settings every search shares: hidden files included, symlinks
-/// not followed, VCS directories skipped; ignore files respected when `respect_ignore`
+/// not followed, VCS directories skipped, and what the session's `Read` deny rules cover
+/// (`hidden`, the context's [`HiddenPaths`]: see [`hidden_paths`]) left out; ignore files respected when `respect_ignore`
 /// (`.gitignore` inside git repositories, `.ignore`, `.rgignore`, git's exclude and
 /// global files, and those of parent directories, as ripgrep reads them).
-pub(crate) fn walk_builder(root: &Path, respect_ignore: bool) -> WalkBuilder {
+pub(crate) fn walk_builder(root: &Path, respect_ignore: bool, hidden: Option<Arc<HiddenPaths>>) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
@@ -177,12 +178,22 @@ pub(crate) fn walk_builder(root: &Path, respect_ignore: bool) -> WalkBuilder {
         .git_ignore(respect_ignore)
         .git_global(respect_ignore)
         .git_exclude(respect_ignore)
-        .require_git(true)
-        .filter_entry(not_vcs);
+        .require_git(true);
+    match hidden {
+        Some(hidden) => {
+            builder.filter_entry(move |entry| not_vcs(entry) && !hidden.hides(entry.path(), entry.path_is_symlink()))
+        }
+        None => builder.filter_entry(not_vcs),
+    };
     if respect_ignore {
         builder.add_custom_ignore_filename(".rgignore");
     }
     builder
+}
+
+/// What the session's `Read` deny rules hide from a walk, if the host said.
+pub(crate) fn hidden_paths(ctx: &ToolContext) -> Option<Arc<HiddenPaths>> {
+    ctx.extensions.get::<HiddenPaths>()
 }
 
 /// Runs blocking work (a walk) on tokio's blocking pool, under the call's cancellation.
@@ -366,11 +377,19 @@ mod tests {
             out.push(entry.path().to_path_buf());
             WalkState::Continue
         };
-        let all =
-            collect_parallel(walk_builder(dir.path(), false).build_parallel(), &AtomicBool::new(false), || (), visit);
+        let all = collect_parallel(
+            walk_builder(dir.path(), false, None).build_parallel(),
+            &AtomicBool::new(false),
+            || (),
+            visit,
+        );
         assert_eq!(all.len(), 21);
-        let none =
-            collect_parallel(walk_builder(dir.path(), false).build_parallel(), &AtomicBool::new(true), || (), visit);
+        let none = collect_parallel(
+            walk_builder(dir.path(), false, None).build_parallel(),
+            &AtomicBool::new(true),
+            || (),
+            visit,
+        );
         assert!(none.is_empty());
     }
 
