@@ -340,7 +340,7 @@ fn an_ask_without_a_rule_names_what_is_in_the_way() {
         ("cd /tmp && ls", "`cd /tmp` goes to /tmp, outside the working directories"),
         ("wc -l < /etc/passwd", "the input file /etc/passwd is outside the working directories"),
         ("wc -l < $F", "the input file `$F` is only known at run time"),
-        ("git -c core.pager=sh log", "git is given configuration on the command line"),
+        ("git -c core.pager=sh log", "git is given configuration that can run any program"),
         ("timeout $T ls", "what `timeout` runs, or how, is only known at run time"),
         ("eval \"$X\"", "`eval` runs text that is only known at run time"),
         ("$CMD x", "the command name `$CMD` is only known at run time"),
@@ -408,6 +408,8 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "find ~ -delete",
         "find -L /usr -delete",
         "setsid -f rm -rf ~",
+        "GIT_PAGER='rm -rf ~' git log",
+        "export EDITOR='rm -rf /'; git commit",
         "ionice -c3 taskset -c 0 chrt -i 0 rm -rf /",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {

@@ -27,6 +27,10 @@
 //!   of a static `trap` action and of an `alias` body (all parsed recursively);
 //! - the commands in backticks in a here-document body whose delimiter is unquoted (bash runs
 //!   them; tree-sitter-bash leaves them as text), after the command the body feeds;
+//! - the value of a variable a program runs as a command line (`GIT_PAGER`, `EDITOR`,
+//!   `GIT_SSH_COMMAND`, `PROMPT_COMMAND` …) wherever the command sets it (in front of a
+//!   command, through `env`, alone, or by `export`), parsed recursively; the variable is its
+//!   commands' wrapper (`["GIT_PAGER"]`);
 //! - `[ … ]`/`[[ … ]]` tests (argv starts with `[` or `[[`), `export`/`declare`/`local`/
 //!   `readonly`/`typeset` and `unset` (argv starts with the keyword);
 //! - a statement made only of assignments (`X=1`): a command with an empty argv whose
@@ -260,8 +264,9 @@ pub enum Hazard {
         /// The argument with quotes removed.
         arg: String,
     },
-    /// `git -c …`, `git --config-env …` or a `GIT_CONFIG_*` assignment: configuration that can
-    /// run arbitrary programs.
+    /// `git -c …`, `git --config-env …`, a `GIT_CONFIG_*` assignment, or `git config` setting
+    /// a key whose value git runs (`core.pager`, `alias.*`, a filter's `clean` …):
+    /// configuration that can run arbitrary programs.
     GitConfigOverride,
     /// A name or `$` expansion in an arithmetic context (`$((x))`, `$[x]`, `(( x ))`,
     /// `for (( … ))`, the operands of `-eq`… in `[[ ]]`): bash evaluates the variable's value
@@ -349,7 +354,7 @@ impl std::fmt::Display for Hazard {
                 write!(f, "`rm {arg}` removes everything under a variable that may be empty (then it is /)")
             }
             Hazard::GitConfigOverride => f.write_str(
-                "git is given configuration on the command line (`-c`, `--config-env` or GIT_CONFIG_*), which can run any program",
+                "git is given configuration that can run any program (`-c`, `--config-env`, GIT_CONFIG_*, or `git config` of a key such as core.pager)",
             ),
             Hazard::ArithmeticName { name } => {
                 write!(f, "arithmetic evaluates `{name}`, whose value could run a command (`a[$(cmd)]`)")

@@ -574,6 +574,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
 
     /// Lists a statement made only of assignments as a command with an empty argv.
     fn assignments_only(&mut self, node: Node<'t>, assignments: Vec<(Text<'s>, Text<'s>)>) {
+        let carried = super::wrappers::carried_commands(&assignments, &[]);
         self.out.commands.push(SimpleCommand {
             argv: Vec::new(),
             text: Cow::Borrowed(self.text(node)),
@@ -584,6 +585,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             static_words: 0,
             wrapped: None,
         });
+        self.command_variables(carried);
     }
 
     /// Walks an arithmetic context (`$((…))`, `((…))`, `for ((…))`). Bash evaluates array

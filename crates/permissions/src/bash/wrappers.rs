@@ -667,6 +667,123 @@ fn is_unfollowed_launcher(program: &str) -> bool {
     )
 }
 
+/// Whether `git config ARGS` may set a key whose value git runs as a command (`core.pager`,
+/// `core.sshCommand`, `alias.*`, a filter's `clean` …), which a later `git` then runs: a key
+/// among the operands that is not only read or removed (`--get`, `--unset`, `--list` …).
+/// An operand known only at run time may be any key.
+fn sets_command_config(args: &[Word<'_>]) -> bool {
+    const READS: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
+        "--list",
+        "-l",
+        "--unset",
+        "--unset-all",
+        "--remove-section",
+        "--rename-section",
+        "--edit",
+        "-e",
+    ];
+    const ENDS: &[&str] = &[
+        ".pager",
+        ".editor",
+        ".sshcommand",
+        ".fsmonitor",
+        ".hookspath",
+        ".askpass",
+        ".external",
+        ".command",
+        ".textconv",
+        ".driver",
+        ".clean",
+        ".smudge",
+        ".process",
+        ".helper",
+        ".program",
+        ".cmd",
+        ".path",
+        ".difffilter",
+        ".packobjectshook",
+        ".gitproxy",
+        ".uploadpack",
+        ".receivepack",
+        ".allow",
+        ".browser",
+        ".proxy",
+    ];
+    if args
+        .iter()
+        .any(|w| w.is_static() && (READS.contains(&&*w.value) || matches!(&*w.value, "get" | "list" | "unset")))
+    {
+        return false;
+    }
+    args.iter().filter(|w| !w.value.starts_with('-')).any(|w| {
+        let key = w.value.to_ascii_lowercase();
+        !w.is_static()
+            || key.starts_with("alias.")
+            || key.starts_with("pager.")
+            || ENDS.iter().any(|end| key.ends_with(end))
+    })
+}
+
+/// Variables whose value a program runs as a command line: pagers, editors, git's and ssh's
+/// helpers, the browser, bash's `PROMPT_COMMAND`, less's input filters, the compilers `make`
+/// runs. Set anywhere in a command, their values are commands of it (`GIT_PAGER='rm -rf ~'
+/// git log` runs `rm`).
+const COMMAND_VARIABLES: &[&str] = &[
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_PAGER",
+    "PAGER",
+    "MANPAGER",
+    "SYSTEMD_PAGER",
+    "GIT_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "BROWSER",
+    "PROMPT_COMMAND",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "FZF_DEFAULT_COMMAND",
+    "RUSTC_WRAPPER",
+    "CC",
+    "CXX",
+];
+
+/// The command-carrying variables ([`COMMAND_VARIABLES`]) that `assignments` set, and those a
+/// declaration (`export`, `declare`, `typeset`, `local`, `readonly`; `words` from its name on)
+/// sets, as `(name, value)`.
+pub(super) fn carried_commands<'s>(
+    assignments: &[(Text<'s>, Text<'s>)],
+    words: &[Word<'s>],
+) -> Vec<(Text<'s>, Text<'s>)> {
+    let mut carried: Vec<(Text<'s>, Text<'s>)> =
+        assignments.iter().filter(|(name, _)| COMMAND_VARIABLES.contains(&&**name)).cloned().collect();
+    let declares = words
+        .first()
+        .is_some_and(|w| w.is_static() && matches!(&*w.value, "export" | "declare" | "typeset" | "local" | "readonly"));
+    if declares {
+        for word in &words[1..] {
+            if let Some((name, value)) = split_once(&word.value, '=')
+                && COMMAND_VARIABLES.contains(&&*name)
+            {
+                carried.push((name, value));
+            }
+        }
+    }
+    carried
+}
+
 /// Whether `shell` is one whose `-c` string is parsed as Bash. (Shells with a `-c` option
 /// whose language the analyser does not parse are `fish`, `csh`, `tcsh`, `nu`, `elvish`,
 /// `xonsh`, `pwsh` and `powershell`: their strings are dynamic evaluation.)
@@ -841,10 +958,12 @@ impl<'s> Walker<'s, '_, '_> {
         chdir: bool,
         wrapped: Option<(&[Word<'s>], usize)>,
     ) {
+        let carried = carried_commands(&assignments, words);
         if words.is_empty() {
             if !assignments.is_empty() {
                 self.out.commands.push(SimpleCommand { assignments, wrappers, ..SimpleCommand::default() });
             }
+            self.command_variables(carried);
             return;
         }
         let command = SimpleCommand {
@@ -863,6 +982,25 @@ impl<'s> Walker<'s, '_, '_> {
         };
         self.out.commands.push(command);
         self.program(words, chdir);
+        self.command_variables(carried);
+    }
+
+    /// Analyses the commands that variables set by a command carry ([`carried_commands`]):
+    /// a static value as a command string of its own, one known only at run time as
+    /// [`Hazard::DynamicEval`].
+    pub(super) fn command_variables(&mut self, carried: Vec<(Text<'s>, Text<'s>)>) {
+        for (name, value) in carried {
+            if value.contains(['$', '`']) {
+                self.out.hazard(Hazard::DynamicEval { command: name.into_owned() });
+                continue;
+            }
+            // `LESSOPEN='|lesspipe %s'`: the pipe marks a command, and is not part of it.
+            let script = match value {
+                Cow::Borrowed(value) => Cow::Borrowed(value.trim_start_matches('|')),
+                Cow::Owned(value) => Cow::Owned(value.trim_start_matches('|').to_owned()),
+            };
+            self.nested(script, &[name]);
+        }
     }
 
     /// The wrappers of the command listed last, then `name`: those of the commands it runs.
@@ -975,6 +1113,9 @@ impl<'s> Walker<'s, '_, '_> {
             } else {
                 break;
             }
+        }
+        if words.get(j).is_some_and(|w| w.is_static() && w.value == "config") && sets_command_config(&words[j + 1..]) {
+            self.out.hazard(Hazard::GitConfigOverride);
         }
     }
 
