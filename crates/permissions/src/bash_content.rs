@@ -573,13 +573,14 @@ impl<'c> Spellings<'c> {
 /// name is unknown has a hazard that says so already.
 fn may_match_later(rules: &[CompiledRule], commands: &CommandIndex, cmd: &SimpleCommand<'_>) -> Option<String> {
     let fed = cmd.wrappers.iter().any(|w| w == "xargs");
-    if cmd.static_words == 0 || (cmd.static_words == cmd.argv.len() && !fed) {
+    let static_words = cmd.static_words.min(cmd.argv.len());
+    if static_words == 0 || (static_words == cmd.argv.len() && !fed) {
         return None;
     }
     // The words known, then the literal start of the first word that is not (a word that
     // may expand to nothing has none, and then nothing follows the known words for sure).
-    let known = &cmd.argv[..cmd.static_words];
-    let literal = cmd.argv.get(cmd.static_words).map_or("", |word| {
+    let known = &cmd.argv[..static_words];
+    let literal = cmd.argv.get(static_words).map_or("", |word| {
         let end = word.find(['$', '`', '*', '?', '[', '{', '~', '\\', '(', '!', '@', '+']).unwrap_or(word.len());
         &word[..end]
     });
