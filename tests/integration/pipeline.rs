@@ -156,3 +156,31 @@ async fn cancelling_a_message_kills_the_running_child_process() {
     }
     assert!(gone, "the sleeping grandchild {pid} was killed with its group");
 }
+
+/// A Bash call's command is parsed once: the batch planner, the permission decision, the
+/// sandbox plan and the reading of its exit status share one analysis, for a call alone and
+/// for calls in a concurrent batch.
+#[tokio::test]
+async fn each_bash_call_is_parsed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
+    write(&dir.path().join("sub/a.txt"), "a\n");
+    let loaded = SettingsDiscovery::new(dir.path()).with_home(None).with_managed_dir(None).load();
+    let session = Session::builder()
+        .cwd(dir.path())
+        .settings(loaded)
+        .builtin_tools(toolgate_builtin::all_builtin_tools())
+        .build();
+    let bash = |id: &str, command: &str| ToolCall::new(id, "Bash", json!({"command": command}));
+    for message in [
+        vec![bash("1", "ls sub | wc -l")],
+        vec![bash("1", "grep -q nothing sub/a.txt")],
+        vec![bash("1", "cat sub/a.txt"), bash("2", "ls -la sub"), bash("3", "touch sub/b.txt")],
+    ] {
+        let calls = message.len() as u64;
+        let before = toolgate_permissions::bash::parses_on_this_thread();
+        let results = session.run_message(message).await;
+        assert!(results.iter().all(|r| !r.is_error), "{:?}", results.iter().map(text).collect::<Vec<_>>());
+        assert_eq!(toolgate_permissions::bash::parses_on_this_thread() - before, calls);
+    }
+}

@@ -29,7 +29,7 @@ use toolgate_core::{
     Tool, ToolContext, canonical_tool_name,
 };
 
-use crate::bash::{BashAnalysis, analyze};
+use crate::bash::{BashAnalysis, analyze, recent_analysis};
 use crate::bash_content::bash_content;
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
 use crate::real_path::{Forms, Resolver, is_below};
@@ -301,9 +301,29 @@ pub(crate) struct Content<'r> {
     /// `bypassPermissions`, a hook, a rule or a classifier.
     pub unresolved: Option<String>,
     /// A Bash call's analysis (for rule suggestions).
-    pub analysis: Option<BashAnalysis<'r>>,
+    pub analysis: Option<Analysis<'r>>,
     /// Each of the analysis' commands' read-only verdict (empty when not computed).
     pub read_only_commands: SmallVec<[bool; 4]>,
+}
+
+/// A Bash call's analysis: its own, or the one another step of the call made.
+#[derive(Debug)]
+pub(crate) enum Analysis<'r> {
+    /// Made for this decision, borrowing from the input.
+    Own(BashAnalysis<'r>),
+    /// Made earlier for the same command ([`recent_analysis`]).
+    Shared(Arc<BashAnalysis<'static>>),
+}
+
+impl<'r> std::ops::Deref for Analysis<'r> {
+    type Target = BashAnalysis<'r>;
+
+    fn deref(&self) -> &BashAnalysis<'r> {
+        match self {
+            Analysis::Own(analysis) => analysis,
+            Analysis::Shared(analysis) => analysis,
+        }
+    }
 }
 
 /// One call, as the layers see it.
@@ -322,7 +342,7 @@ struct Call<'i, 'c> {
 impl Call<'_, '_> {
     /// Rules that would allow the call, generalised (for an ask).
     fn suggestions(&self, content: Option<&Content<'_>>) -> Vec<String> {
-        let analysis = content.and_then(|c| c.analysis.as_ref());
+        let analysis = content.and_then(|c| c.analysis.as_deref());
         let read_only = content.map(|c| c.read_only_commands.as_slice()).filter(|known| !known.is_empty());
         suggest_rules_with(self.name, self.tool, self.input, self.ctx, analysis, read_only)
     }
@@ -797,7 +817,11 @@ impl PermissionEngine {
         match Family::of(name) {
             Family::Bash => {
                 let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
-                let analysis = analyze(command);
+                // The batch planner may have analysed the command already.
+                let analysis = match recent_analysis(command) {
+                    Some(shared) => Analysis::Shared(shared),
+                    None => Analysis::Own(analyze(command)),
+                };
                 let home = self.home.as_deref();
                 bash_content(book, &tool_rules.commands, &analysis, ctx, home, &mut paths, &mut content);
                 content.analysis = Some(analysis);

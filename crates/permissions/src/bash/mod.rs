@@ -59,6 +59,7 @@ use std::borrow::Cow;
 mod kind;
 mod parse;
 mod readonly;
+mod shared;
 #[cfg(test)]
 mod tests;
 mod walk;
@@ -67,6 +68,7 @@ mod wrappers;
 
 pub(crate) use readonly::{FlagList, flags_and_operands, safe_assignment, safe_env_name};
 pub use readonly::{is_read_only, is_read_only_command};
+pub use shared::{analyze_shared, parses_on_this_thread, recent_analysis};
 pub(crate) use wrappers::basename;
 
 /// Commands longer than this many characters are never auto-approved ([`Hazard::TooLong`]).

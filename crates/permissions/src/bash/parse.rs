@@ -25,6 +25,7 @@ fn new_parser() -> Option<Parser> {
 /// Parses `src` as Bash, giving up after [`PARSE_BUDGET`] or at `deadline`, whichever is
 /// earlier. `None` when the parse was cancelled or the parser is unavailable.
 pub(super) fn parse(src: &str, deadline: Instant) -> Option<Tree> {
+    super::shared::count_parse();
     let deadline = deadline.min(Instant::now() + PARSE_BUDGET);
     PARSER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut slot) => {

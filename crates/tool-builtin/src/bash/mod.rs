@@ -29,7 +29,7 @@ mod prompt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolgate_core::{DynTool, InterruptBehavior, ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool, typed};
-use toolgate_permissions::bash::{analyze, is_read_only};
+use toolgate_permissions::bash::{analyze_shared, is_read_only};
 
 use crate::shells::config::ShellConfig;
 use crate::shells::foreground::{Call, run_foreground, start_background};
@@ -90,7 +90,7 @@ pub(crate) fn check_command(command: &str) -> Result<(), ToolError> {
 
 /// Commands whose run is flagged destructive (a hint for people and classifiers).
 fn is_destructive(command: &str) -> bool {
-    analyze(command).commands.iter().any(|cmd| {
+    analyze_shared(command).commands.iter().any(|cmd| {
         let args: Vec<&str> = cmd.argv.iter().map(|a| &**a).collect();
         match args.as_slice() {
             [name, ..] if matches!(*name, "rm" | "rmdir" | "shred" | "dd" | "truncate" | "wipefs") => true,
@@ -125,7 +125,7 @@ impl TypedTool for Bash {
     }
 
     fn is_read_only(&self, input: &BashInput) -> bool {
-        is_read_only(&analyze(&input.command))
+        is_read_only(&analyze_shared(&input.command))
     }
 
     fn is_concurrency_safe(&self, input: &BashInput) -> bool {

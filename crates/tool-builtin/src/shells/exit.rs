@@ -4,9 +4,10 @@
 //! The command that decides is the last one of the analysed command line (the last stage
 //! of the last pipeline: its status is the shell's), skipping commands nested in the words
 //! of an earlier one (`grep x $(cat list)` is decided by `grep`). The syntax tree comes
-//! from `toolgate_permissions::bash::analyze`, never from splitting the string.
+//! from `toolgate_permissions::bash::analyze_shared` (the analysis the call's other steps
+//! made), never from splitting the string.
 
-use toolgate_permissions::bash::{SimpleCommand, Text, analyze};
+use toolgate_permissions::bash::{SimpleCommand, Text, analyze_shared};
 
 /// What exit status 1 of `command` means, when it is not a failure.
 ///
@@ -16,7 +17,7 @@ use toolgate_permissions::bash::{SimpleCommand, Text, analyze};
 /// grep x f | wc -l        -> None (wc decides)
 /// ```
 pub(crate) fn benign_exit_one(command: &str) -> Option<&'static str> {
-    let analysis = analyze(command);
+    let analysis = analyze_shared(command);
     let last = deciding_command(&analysis.commands)?;
     meaning(&last.argv)
 }

@@ -21,7 +21,7 @@ use std::sync::{Mutex, PoisonError};
 
 use toolgate_core::process::ProcessSpec;
 use toolgate_core::{CancellationToken, SandboxPolicy, ToolContext, ToolError};
-use toolgate_permissions::bash::analyze;
+use toolgate_permissions::bash::analyze_shared;
 
 /// A sandbox a command will run in: the program and the paths it may write.
 #[derive(Debug, Clone)]
@@ -122,7 +122,7 @@ fn is_excluded(policy: &SandboxPolicy, command: &str) -> bool {
     if policy.excluded_commands.is_empty() {
         return false;
     }
-    let analysis = analyze(command);
+    let analysis = analyze_shared(command);
     !analysis.commands.is_empty()
         && analysis.hazards.is_empty()
         && analysis.commands.iter().all(|cmd| {
