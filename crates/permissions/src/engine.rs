@@ -414,15 +414,11 @@ impl PermissionEngine {
     pub fn read_denies(&self, path: &Path, link: bool) -> bool {
         let book = self.read_rules();
         let rules = book.paths();
-        // Most entries of a walk start where no rule's glob does: that costs no allocation.
-        if !link && !rules.may_match(path) {
-            return false;
-        }
-        let forms: Forms = match link {
-            true => Resolver::new(path.parent().unwrap_or(path)).forms(path),
-            false => smallvec::smallvec![path.to_path_buf()],
+        let hits = match link {
+            true => rules.hits(&book.rules, &Resolver::new(path.parent().unwrap_or(path)).forms(path)),
+            false => rules.hits(&book.rules, &[path]),
         };
-        rules.hits(&book.rules, &forms).first("Read", PermissionBehavior::Deny).is_some()
+        hits.first("Read", PermissionBehavior::Deny).is_some()
     }
 
     /// Whether a bare deny rule removes this tool from the model's list.

@@ -266,7 +266,7 @@ impl PathRules {
     }
 
     /// Whether some rule's glob may match `path`: it starts with a glob's literal prefix.
-    pub fn may_match(&self, path: &Path) -> bool {
+    fn may_match(&self, path: &Path) -> bool {
         let bytes = path.as_os_str().as_encoded_bytes();
         self.prefixes.as_ref().is_none_or(|prefixes| prefixes.iter().any(|p| bytes.starts_with(p)))
     }
@@ -292,9 +292,9 @@ impl PathRules {
     }
 
     /// The rules matching any of `forms` (the forms of one path), in settings order.
-    pub fn hits<'r>(&self, rules: &'r [CompiledRule], forms: &[PathBuf]) -> PathHits<'r> {
+    pub fn hits<'r, P: AsRef<Path>>(&self, rules: &'r [CompiledRule], forms: &[P]) -> PathHits<'r> {
         let candidates: SmallVec<[Candidate<'_>; 2]> =
-            forms.iter().filter(|f| self.may_match(f)).map(Candidate::new).collect();
+            forms.iter().filter(|f| self.may_match(f.as_ref())).map(Candidate::new).collect();
         if candidates.is_empty() {
             return PathHits(Vec::new());
         }
