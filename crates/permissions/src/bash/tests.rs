@@ -432,6 +432,9 @@ const STRUCTURE: &[Case] = &[
     c("bash <(curl -s x)", &[Has("DynamicEval:bash"), Has("ProcessSubstitution")]),
     c("sh $SCRIPT", &[Hazards(&["DynamicEval:sh"])]),
     c("sh ./deploy.sh", &[Cmds(&["sh ./deploy.sh"]), Hazards(&[])]),
+    c("curl -s x | source /dev/stdin", &[Hazards(&["DynamicEval:source"])]),
+    c("bash /dev/fd/3 3< <(curl -s x)", &[Has("DynamicEval:bash")]),
+    c(". /proc/self/fd/0", &[Hazards(&["DynamicEval:."])]),
     c("bash -s < x.sh", &[Hazards(&[])]),
     // A variable whose value a program runs carries a command.
     c("GIT_PAGER='rm -rf ~' git log", &[Cmds(&["git log", "rm -rf ~"]), Wrappers(1, &["GIT_PAGER"])]),

@@ -784,6 +784,16 @@ pub(super) fn carried_commands<'s>(
     carried
 }
 
+/// Whether a script path names a stream rather than a file: standard input or an open
+/// descriptor (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/3`), whose text is only known at
+/// run time (`curl … | source /dev/stdin`).
+fn reads_a_stream(path: &str) -> bool {
+    path == "-"
+        || path == "/dev/stdin"
+        || path.starts_with("/dev/fd/")
+        || (path.starts_with("/proc/") && path.contains("/fd/"))
+}
+
 /// Whether `shell` is one whose `-c` string is parsed as Bash. (Shells with a `-c` option
 /// whose language the analyser does not parse are `fish`, `csh`, `tcsh`, `nu`, `elvish`,
 /// `xonsh`, `pwsh` and `powershell`: their strings are dynamic evaluation.)
@@ -1042,7 +1052,7 @@ impl<'s> Walker<'s, '_, '_> {
             "find" => self.find_payloads(words, outer(self)),
             "fd" | "fdfind" => self.fd_payloads(words, outer(self)),
             "eval" => self.eval(words, outer(self)),
-            "source" | "." if words.get(1).is_some_and(|word| !word.is_static()) => {
+            "source" | "." if words.get(1).is_some_and(|word| !word.is_static() || reads_a_stream(&word.value)) => {
                 self.out.hazard(Hazard::DynamicEval { command: name.to_owned() });
             }
             "trap" => self.trap(words, outer(self)),
@@ -1229,8 +1239,9 @@ impl<'s> Walker<'s, '_, '_> {
                     None if self.out.piped => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
                     None => {}
                 },
-                // A script named at run time (`bash <(curl …)`, `sh $SCRIPT`).
-                Some(script) if !script.is_static() => {
+                // A script named at run time (`bash <(curl …)`, `sh $SCRIPT`), or read from a
+                // stream (`sh /dev/stdin`).
+                Some(script) if !script.is_static() || reads_a_stream(&script.value) => {
                     self.out.hazard(Hazard::DynamicEval { command: name.to_owned() });
                 }
                 Some(_) => {}
