@@ -127,6 +127,7 @@ pub(crate) fn bash_content<'b>(
     if first_move.is_some() && !(analysis.writes.is_empty() && analysis.reads.is_empty()) {
         check.accept_ok = false;
     }
+    let mut last_find: Option<usize> = None;
     for (index, ((cmd, &command_read_only), allow)) in analysis.commands.iter().zip(&read_only).zip(allows).enumerate()
     {
         let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
@@ -136,9 +137,13 @@ pub(crate) fn bash_content<'b>(
         }
         if matches!(program, "rm" | "rmdir") {
             check.critical_rm(cmd, program, &operands, &ctx.cwd);
-            check.launched_rm(&analysis.commands[..index], cmd, &ctx.cwd);
-        } else if program == "find" && cmd.argv.iter().any(|a| a == "-delete") {
-            check.find_removes(cmd, "-delete", &ctx.cwd);
+            check.launched_rm(last_find.map(|at| &analysis.commands[at]), cmd, &ctx.cwd);
+        } else if program == "find" {
+            // A find's payloads are listed after it, before the next find.
+            last_find = Some(index);
+            if cmd.argv.iter().any(|a| a == "-delete") {
+                check.find_removes(cmd, "-delete", &ctx.cwd);
+            }
         }
         // The files a read-only command reads are Read targets (outside the working
         // directories it is not read-only any more); `cd` only has to stay inside. The
@@ -386,9 +391,12 @@ impl Check<'_, '_, '_> {
     /// from its input, which are only known at run time; a `find -exec` payload removes the
     /// starting points themselves (`find ~ -exec rm -rf {} +`), judged as `rm` operands
     /// (`.` and `..` apart, which `rm` refuses). `fd` never hands over its starting points.
-    /// `earlier`: the commands listed before `cmd`, its launcher among them.
+    /// `find`: the last `find` listed before `cmd`, its launcher if it is a `find` payload.
     #[inline(never)]
-    fn launched_rm(&mut self, earlier: &[SimpleCommand<'_>], cmd: &SimpleCommand<'_>, cwd: &Path) {
+    fn launched_rm(&mut self, find: Option<&SimpleCommand<'_>>, cmd: &SimpleCommand<'_>, cwd: &Path) {
+        if self.content.critical.is_some() {
+            return;
+        }
         let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
         if cmd.wrappers.iter().any(|w| w == "xargs") {
             self.content.critical.get_or_insert_with(|| {
@@ -399,7 +407,7 @@ impl Check<'_, '_, '_> {
         if !cmd.wrappers.iter().any(|w| w == "find") {
             return;
         }
-        if let Some(find) = earlier.iter().rev().find(|c| c.argv.first().is_some_and(|p| basename(p) == "find")) {
+        if let Some(find) = find {
             self.find_removes(find, &format!("-exec {shown}"), cwd);
         }
     }
