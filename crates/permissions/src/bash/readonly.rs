@@ -1765,13 +1765,17 @@ fn git_tag_allows(args: &[Text<'_>]) -> bool {
     parsed.only(ALLOW) && (parsed.operands.is_empty() || parsed.has("-l") || parsed.has("--list") || parsed.has("-n"))
 }
 
+/// The options with which `git config` reads a value (and writes nothing).
+pub(super) const GIT_CONFIG_GETS: &[&str] =
+    &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool"];
+
 /// `git config` reading the repository's own configuration: `--get*`, `--list`, or the
 /// `get`/`list` subcommands, with `--local` or `--worktree`. Without a scope git reads (and
 /// prints) `~/.gitconfig` and `/etc/gitconfig` too, with their includes; `--global`,
 /// `--system`, `--blob`, `--includes` and `-f`/`--file` (any INI-style file, such as
 /// `~/.aws/credentials`) read files outside it.
 fn git_config_allows(args: &[Text<'_>]) -> bool {
-    const GET: &[&str] = &["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool"];
+    const GET: &[&str] = GIT_CONFIG_GETS;
     const ALLOW: &[&str] = &[
         "--get",
         "--get-all",

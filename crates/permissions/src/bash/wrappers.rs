@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use super::readonly::GIT_CONFIG_GETS;
 use super::walk::{MAX_NESTING, Stdin, Walker, excerpt};
 use super::word::Word;
 use super::{Hazard, SimpleCommand, Text, Wrapped};
@@ -669,25 +670,12 @@ fn is_unfollowed_launcher(program: &str) -> bool {
 
 /// Whether `git config ARGS` may set a key whose value git runs as a command (`core.pager`,
 /// `core.sshCommand`, `alias.*`, a filter's `clean` …), which a later `git` then runs: a key
-/// among the operands that is not only read or removed (`--get`, `--unset`, `--list` …).
+/// among the operands that is not only read or removed ([`GIT_CONFIG_GETS`], `--unset`,
+/// `--list` …).
 /// An operand known only at run time may be any key.
 fn sets_command_config(args: &[Word<'_>]) -> bool {
-    const READS: &[&str] = &[
-        "--get",
-        "--get-all",
-        "--get-regexp",
-        "--get-urlmatch",
-        "--get-color",
-        "--get-colorbool",
-        "--list",
-        "-l",
-        "--unset",
-        "--unset-all",
-        "--remove-section",
-        "--rename-section",
-        "--edit",
-        "-e",
-    ];
+    const READS: &[&str] =
+        &["--list", "-l", "--unset", "--unset-all", "--remove-section", "--rename-section", "--edit", "-e"];
     const ENDS: &[&str] = &[
         ".pager",
         ".editor",
@@ -715,10 +703,10 @@ fn sets_command_config(args: &[Word<'_>]) -> bool {
         ".browser",
         ".proxy",
     ];
-    if args
-        .iter()
-        .any(|w| w.is_static() && (READS.contains(&&*w.value) || matches!(&*w.value, "get" | "list" | "unset")))
-    {
+    let reads = |value: &str| {
+        GIT_CONFIG_GETS.contains(&value) || READS.contains(&value) || matches!(value, "get" | "list" | "unset")
+    };
+    if args.iter().any(|w| w.is_static() && reads(&w.value)) {
         return false;
     }
     args.iter().filter(|w| !w.value.starts_with('-')).any(|w| {
