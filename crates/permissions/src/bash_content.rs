@@ -294,8 +294,7 @@ impl Check<'_, '_, '_> {
             return;
         }
         if let Some(rule) = self.path_rules.first_restricting(self.rules, families) {
-            let behavior = if rule.behavior() == PermissionBehavior::Deny { "deny" } else { "ask" };
-            let (text, origin) = (&rule.entry.text, &rule.entry.origin);
+            let (behavior, text, origin) = (rule.behavior(), &rule.entry.text, &rule.entry.origin);
             self.content.unresolved =
                 Some(format!("{}, and the {behavior} rule {text} in {origin} may match it", what()));
         }
@@ -349,8 +348,9 @@ impl Check<'_, '_, '_> {
     #[inline(never)]
     fn read(&mut self, path: &str) {
         let Some(targets) = self.bases.glob_paths(path, self.home) else {
-            self.outside(|| format!("the input file `{path}` is only known at run time"));
-            self.unknown_path(&["Read"], || format!("the input file `{path}` is only known at run time"));
+            let why = || format!("the input file `{path}` is only known at run time");
+            self.outside(why);
+            self.unknown_path(&["Read"], why);
             return;
         };
         let forms = self.forms(targets);
@@ -398,13 +398,13 @@ impl Check<'_, '_, '_> {
             return;
         }
         let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
-        if cmd.wrappers.iter().any(|w| w == "xargs") {
+        if launched_by(cmd, "xargs") {
             self.content.critical.get_or_insert_with(|| {
                 format!("`xargs {shown}` removes the paths it reads from its input, which are only known at run time")
             });
             return;
         }
-        if !cmd.wrappers.iter().any(|w| w == "find") {
+        if !launched_by(cmd, "find") {
             return;
         }
         if let Some(find) = find {
@@ -416,11 +416,11 @@ impl Check<'_, '_, '_> {
     /// its starting points as `rm` operands: `find` removes them too (`find ~ -delete`).
     #[inline(never)]
     fn find_removes(&mut self, find: &SimpleCommand<'_>, action: &str, cwd: &Path) {
-        for root in find_roots(&find.argv) {
+        for (at, root) in find_roots(&find.argv) {
             if matches!(root.trim_end_matches('/'), "." | "..") {
                 continue;
             }
-            let reason = if root.contains(['$', '`', '*', '?', '[', '{']) {
+            let reason = if at >= find.static_words {
                 Some(format!("`find … {action}` removes starting points that are only known at run time"))
             } else {
                 critical_rm_reason(root, cwd, self.home)
@@ -525,18 +525,13 @@ impl<'c> Spellings<'c> {
             spellings.add(Cow::Owned(cmd.argv.join(" ")), plain_allows);
         }
         spellings.add(Cow::Borrowed(&cmd.text), plain_allows);
-        let bare = cmd.argv.first().and_then(|first| {
-            let program = basename(first);
-            let skip = if program == "git" { git_global_options(&cmd.argv[1..]) } else { 0 };
-            if program == &**first && skip == 0 {
-                return None;
-            }
+        let bare = bare_form(&cmd.argv).map(|(program, rest)| {
             let mut joined = program.to_owned();
-            for word in &cmd.argv[1 + skip..] {
+            for word in rest {
                 joined.push(' ');
                 joined.push_str(word);
             }
-            Some(joined)
+            joined
         });
         if let Some(bare) = bare {
             spellings.add(Cow::Owned(bare), false);
@@ -580,7 +575,7 @@ impl<'c> Spellings<'c> {
 /// approve it automatically (`git push $F` and `Bash(git push --force:*)`). A command whose
 /// name is unknown has a hazard that says so already.
 fn may_match_later(rules: &[CompiledRule], commands: &CommandIndex, cmd: &SimpleCommand<'_>) -> Option<String> {
-    let fed = cmd.wrappers.iter().any(|w| w == "xargs");
+    let fed = launched_by(cmd, "xargs");
     let static_words = cmd.static_words.min(cmd.argv.len());
     if static_words == 0 || (static_words == cmd.argv.len() && !fed) {
         return None;
@@ -598,12 +593,8 @@ fn may_match_later(rules: &[CompiledRule], commands: &CommandIndex, cmd: &Simple
     };
     let words: Strs<'_> = known.iter().map(|w| &**w).collect();
     let mut spellings = vec![spell(&words)];
-    let program = basename(words[0]);
-    let skip = if program == "git" { git_global_options(&known[1..]) } else { 0 };
-    if program != words[0] || skip > 0 {
-        let mut bare: Strs<'_> = Strs::new();
-        bare.push(program);
-        bare.extend(words.iter().skip(1 + skip).copied());
+    if let Some((program, rest)) = bare_form(known) {
+        let bare: Strs<'_> = std::iter::once(program).chain(rest.iter().map(|w| &**w)).collect();
         spellings.push(spell(&bare));
     }
     if let Some(wrapped) = &cmd.wrapped {
@@ -614,23 +605,32 @@ fn may_match_later(rules: &[CompiledRule], commands: &CommandIndex, cmd: &Simple
     }
     let spelled: Vec<&str> = spellings.iter().map(String::as_str).collect();
     let rule = commands.may_match(rules, &spelled)?;
-    let behavior = if rule.behavior() == PermissionBehavior::Deny { "deny" } else { "ask" };
+    let behavior = rule.behavior();
     let shown = cmd.wrapped.as_ref().map_or(&cmd.text, |w| &w.text);
     let later = if fed { "once `xargs` gives it its arguments" } else { "once its words are known at run time" };
     Some(format!("`{shown}` may match the {behavior} rule {} in {} {later}", rule.entry.text, rule.entry.origin))
 }
 
-/// The starting points of `find` (`argv` from the program on): the words after its leading
-/// options (`-H`, `-L`, `-P`, `-D …`, `-O…`) up to the expression, or `.` when there are none.
-fn find_roots<'a>(argv: &'a [Text<'_>]) -> Vec<&'a str> {
-    let mut args = argv.iter().skip(1).map(|a| &**a).peekable();
-    while let Some(option) = args.next_if(|a| matches!(*a, "-H" | "-L" | "-P" | "-D") || a.starts_with("-O")) {
+/// Whether `cmd` is the payload of `launcher` (`xargs`, `find`), given arguments it did not
+/// write.
+fn launched_by(cmd: &SimpleCommand<'_>, launcher: &str) -> bool {
+    cmd.wrappers.iter().any(|w| w == launcher)
+}
+
+/// The starting points of `find` (`argv` from the program on), each with its index in
+/// `argv`: the words after its leading options (`-H`, `-L`, `-P`, `-D …`, `-O…`) up to the
+/// expression, or `.` when there are none.
+fn find_roots<'a>(argv: &'a [Text<'_>]) -> Vec<(usize, &'a str)> {
+    let mut args = argv.iter().map(|a| &**a).enumerate().skip(1).peekable();
+    while let Some((_, option)) = args.next_if(|(_, a)| matches!(*a, "-H" | "-L" | "-P" | "-D") || a.starts_with("-O"))
+    {
         if option == "-D" {
             args.next();
         }
     }
-    let roots: Vec<&str> = args.take_while(|a| !(a.starts_with('-') || matches!(*a, "(" | "!" | ")" | ","))).collect();
-    if roots.is_empty() { vec!["."] } else { roots }
+    let roots: Vec<(usize, &str)> =
+        args.take_while(|(_, a)| !(a.starts_with('-') || matches!(*a, "(" | "!" | ")" | ","))).collect();
+    if roots.is_empty() { vec![(0, ".")] } else { roots }
 }
 
 /// Whether `argv` joined by single spaces is `text`.
@@ -645,6 +645,16 @@ fn joins_to(argv: &[Text<'_>], text: &str) -> bool {
         rest = after;
     }
     rest.is_empty()
+}
+
+/// `argv` as deny and ask rules also see it: the program by its basename (`/bin/rm` is `rm`)
+/// and, for git, the words after its global options (`git --no-pager push` is `git push`);
+/// `None` when that is `argv` itself.
+fn bare_form<'a, 's>(argv: &'a [Text<'s>]) -> Option<(&'a str, &'a [Text<'s>])> {
+    let first = argv.first()?;
+    let program = basename(first);
+    let skip = if program == "git" { git_global_options(&argv[1..]) } else { 0 };
+    (program != &**first || skip > 0).then(|| (program, &argv[1 + skip..]))
 }
 
 /// How many of `args` (git's arguments) are global options before the subcommand
