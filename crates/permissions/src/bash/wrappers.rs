@@ -136,6 +136,11 @@ impl Scan {
         self.seen.iter().any(|(seen, _)| seen == name)
     }
 
+    /// Whether any of the options `names` was seen.
+    fn has_any(&self, names: &[&str]) -> bool {
+        names.iter().any(|name| self.has(name))
+    }
+
     /// The value of option `name`, if it was seen with one.
     fn value(&self, name: &str) -> Option<&str> {
         self.seen.iter().find(|(seen, _)| seen == name).and_then(|(_, value)| value.as_deref())
@@ -313,7 +318,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             };
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
-            if scan.has("--help") || scan.has("--version") {
+            if scan.has_any(&["--help", "--version"]) {
                 return strip;
             }
             // The first operand is the duration, the command follows it.
@@ -368,7 +373,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             };
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
-            if scan.has("--help") || scan.has("--version") {
+            if scan.has_any(&["--help", "--version"]) {
                 return strip;
             }
             scan.next
@@ -395,7 +400,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             };
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
-            if ["-h", "-V", "--help", "--version"].iter().any(|name| scan.has(name)) {
+            if scan.has_any(&["-h", "-V", "--help", "--version"]) {
                 return strip;
             }
             scan.next
@@ -411,9 +416,8 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
             // On processes that run already (`-p PID`), or printing: it runs nothing.
-            let runs_nothing = ["-p", "-P", "-u", "--pid", "--pgid", "--uid", "-h", "-V", "--help", "--version"]
-                .iter()
-                .any(|name| scan.has(name));
+            let runs_nothing =
+                scan.has_any(&["-p", "-P", "-u", "--pid", "--pgid", "--uid", "-h", "-V", "--help", "--version"]);
             if runs_nothing {
                 return strip;
             }
@@ -427,7 +431,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             };
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
-            if ["-p", "--pid", "-h", "-V", "--help", "--version"].iter().any(|name| scan.has(name)) {
+            if scan.has_any(&["-p", "--pid", "-h", "-V", "--help", "--version"]) {
                 return strip;
             }
             // The first operand is the CPU mask or list, the command follows it.
@@ -458,8 +462,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             };
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
-            let runs_nothing =
-                ["-m", "-p", "-h", "-V", "--max", "--pid", "--help", "--version"].iter().any(|name| scan.has(name));
+            let runs_nothing = scan.has_any(&["-m", "-p", "-h", "-V", "--max", "--pid", "--help", "--version"]);
             if runs_nothing {
                 return strip;
             }
@@ -482,7 +485,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             };
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
-            if scan.has("--help") || scan.has("--version") {
+            if scan.has_any(&["--help", "--version"]) {
                 return strip;
             }
             strip.chdir = scan.has("-C") || scan.has("--chdir");
@@ -537,15 +540,14 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             };
             let scan = scan_options(words, start, &spec);
             strip.unresolved = scan.unresolved;
-            let runs_nothing = ["-e", "-l", "-v", "-V", "-K", "--edit", "--list", "--validate", "--version", "--help"]
-                .iter()
-                .any(|mode| scan.has(mode))
-                || scan.seen.iter().any(|(name, value)| name == "-h" && value.is_none())
-                || scan.has("--remove-timestamp");
+            let runs_nothing =
+                scan.has_any(&["-e", "-l", "-v", "-V", "-K", "--edit", "--list", "--validate", "--version", "--help"])
+                    || scan.seen.iter().any(|(name, value)| name == "-h" && value.is_none())
+                    || scan.has("--remove-timestamp");
             if runs_nothing {
                 return strip;
             }
-            strip.chdir = ["-D", "--chdir", "-R", "--chroot"].iter().any(|name| scan.has(name));
+            strip.chdir = scan.has_any(&["-D", "--chdir", "-R", "--chroot"]);
             take_assignments(words, scan.next, &mut strip)
         }
         Wrapper::Doas => {
@@ -559,7 +561,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
         Wrapper::Xargs => {
             let scan = scan_options(words, start, &xargs_options());
             strip.unresolved = scan.unresolved;
-            if scan.has("--help") || scan.has("--version") {
+            if scan.has_any(&["--help", "--version"]) {
                 return strip;
             }
             scan.next
