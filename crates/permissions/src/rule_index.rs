@@ -169,9 +169,7 @@ impl CommandIndex {
         let [deny, ask, allow] = best.map(|b| b.map(|i| &rules[i]));
         Found { deny, ask, allow }
     }
-}
 
-impl CommandIndex {
     /// The first deny rule, or failing that the first ask rule, in settings order, that may
     /// match a command starting with one of `known` once the rest of it is known (see
     /// [`CommandPattern::may_match_after`]). Each of `known` starts with a whole word, the
