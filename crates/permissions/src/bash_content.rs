@@ -150,17 +150,23 @@ pub(crate) fn bash_content<'b>(
         // operands of any command that is not read-only may be read or written (`tee f`,
         // `sed -i … f`, `cp f …`), so Read and Edit deny and ask rules both hold against
         // them.
+        // Of a command that writes its operands (`cp`'s last, all of `mv`'s), a protected
+        // path is a protected write, whatever rule allows the command.
         if !command_read_only {
-            for arg in &operands {
-                check.operand(cmd, arg, &["Read", "Edit"], false);
+            let first_written = first_written_operand(cmd, program, operands.len());
+            for (at, arg) in operands.iter().enumerate() {
+                check.operand(cmd, arg, &["Read", "Edit"], Access::Change { written: at >= first_written });
+            }
+            if matches!(program, "cp" | "mv" | "sed") {
+                check.option_writes(cmd, program);
             }
         } else if matches!(program, "cd" | "pushd") {
             for arg in &operands {
-                check.operand(cmd, arg, &[], true);
+                check.operand(cmd, arg, &[], Access::Enter);
             }
         } else if let Some(args) = read_operands(cmd, program) {
             for arg in args {
-                check.operand(cmd, arg, &["Read"], true);
+                check.operand(cmd, arg, &["Read"], Access::Read);
             }
         }
         if command_read_only {
@@ -211,6 +217,42 @@ pub(crate) fn bash_content<'b>(
     }
 }
 
+/// How a command uses an operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// A read-only command reads it.
+    Read,
+    /// `cd` goes there.
+    Enter,
+    /// A command that is not read-only may read or change it; `written`: it is one of the
+    /// paths the command writes, creates or removes.
+    Change { written: bool },
+}
+
+/// The index of the first operand a command that is not read-only writes, creates or removes
+/// (`operands` when it writes none the checks know of): every operand of `mv`, `rm`, `touch`,
+/// `mkdir`, `tee`, `chmod` and the like; the last (the destination) of `cp`, `ln` and `rsync`,
+/// unless a `cp` or `ln` is given its destination by `-t` (then all, the folder among them).
+fn first_written_operand(cmd: &SimpleCommand<'_>, program: &str, operands: usize) -> usize {
+    match program {
+        "mv" | "rm" | "rmdir" | "unlink" | "touch" | "mkdir" | "tee" | "truncate" | "shred" | "install" | "chmod"
+        | "chown" | "chgrp" | "sed" => 0,
+        "cp" | "ln" if has_target_option(cmd) => 0,
+        "cp" | "ln" | "rsync" => operands.saturating_sub(1),
+        _ => operands,
+    }
+}
+
+/// Whether a `cp` or `ln` names its destination folder with an option (`-t DIR`, a cluster
+/// with `t`, `--target-directory`).
+fn has_target_option(cmd: &SimpleCommand<'_>) -> bool {
+    let options = cmd.argv.iter().skip(1).take_while(|a| *a != "--");
+    options.filter(|a| a.starts_with('-')).any(|a| match a.strip_prefix("--") {
+        Some(long) => long.starts_with("target-directory"),
+        None => a.contains('t'),
+    })
+}
+
 /// The state of one Bash call's check.
 struct Check<'c, 'b, 'p> {
     rules: &'b [CompiledRule],
@@ -258,8 +300,10 @@ impl Check<'_, '_, '_> {
     }
 
     /// An operand of `cmd`: checked against the deny and ask path rules of `families`; a
-    /// read-only command's must lie inside the working directories.
-    fn operand(&mut self, cmd: &SimpleCommand<'_>, arg: &str, families: &[&'static str], read_only: bool) {
+    /// read-only command's must lie inside the working directories, and one a command writes
+    /// must not be protected.
+    fn operand(&mut self, cmd: &SimpleCommand<'_>, arg: &str, families: &[&'static str], access: Access) {
+        let read_only = matches!(access, Access::Read | Access::Enter);
         let Some(targets) = self.word_paths(cmd, arg) else {
             // A path known only at run time: not read-only, and not an edit acceptEdits can
             // vouch for.
@@ -277,6 +321,9 @@ impl Check<'_, '_, '_> {
         if !families.is_empty() {
             self.path_rules(&forms, families);
         }
+        if access == (Access::Change { written: true }) {
+            self.protected(&forms);
+        }
         if read_only && !self.paths.inside(&forms) {
             // A read (or a `cd`) outside the working directories: acceptEdits only covers
             // edits inside them, and an allow rule for another command of the line does not
@@ -284,6 +331,51 @@ impl Check<'_, '_, '_> {
             let verb = if families.is_empty() { "goes to" } else { "reads" };
             let shown = self.outside_form(&forms);
             self.outside(|| format!("`{}` {verb} {shown}, outside the working directories", cmd.text));
+        }
+    }
+
+    /// The paths `cmd` (`cp`, `mv` or `sed`) writes that its options name (`-t DIR`, the
+    /// backups of a suffix), as written operands; where an option or a folder's contents as
+    /// the source (`cp -r pkg/. .`) may write entries nobody can list beforehand, a `.git` or
+    /// `.claude` among them, the call is a protected write.
+    /// A `sed` whose script writes or runs what it names (`w FILE`, `e CMD`) is one too.
+    #[inline(never)]
+    fn option_writes(&mut self, cmd: &SimpleCommand<'_>, program: &str) {
+        if program == "sed" && !sed_edits_only_operands(cmd) {
+            let why = || {
+                format!(
+                    "the script of `{}` names files it writes or commands it runs (`w`, `e`), which may be protected",
+                    cmd.text
+                )
+            };
+            self.content.protected.get_or_insert_with(why);
+            return;
+        }
+        match option_paths(cmd) {
+            Some(paths) => {
+                for path in &paths {
+                    self.operand(cmd, path, &["Read", "Edit"], Access::Change { written: true });
+                }
+            }
+            None => {
+                let why = || {
+                    format!(
+                        "`{}` may write protected entries such as .git/ that cannot be listed beforehand (a \
+                         folder's contents, `-T`, or a backup suffix with `/`)",
+                        cmd.text
+                    )
+                };
+                self.content.protected.get_or_insert_with(why);
+            }
+        }
+    }
+
+    /// Notes the first of `forms` that is protected, as the protected path the call writes.
+    fn protected(&mut self, forms: &[std::path::PathBuf]) {
+        if self.content.protected.is_none()
+            && let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f))
+        {
+            self.content.protected = Some(reason);
         }
     }
 
@@ -332,9 +424,7 @@ impl Check<'_, '_, '_> {
         };
         let forms = self.forms(targets);
         self.path_rules(&forms, &["Edit"]);
-        if let Some(reason) = forms.iter().find_map(|f| protected_path_reason(f)) {
-            self.content.protected.get_or_insert(reason);
-        }
+        self.protected(&forms);
         self.accept_ok &= self.paths.inside(&forms);
         match self.path_rules.all(self.rules, "Edit", PermissionBehavior::Allow, &forms) {
             Some(r) => {

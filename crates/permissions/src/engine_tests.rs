@@ -260,7 +260,7 @@ fn bash_table() {
         ("sed -i s/a/b/ src/x.rs", AcceptEdits, Allow, "mode"),
         ("mkdir -p build && touch build/x", AcceptEdits, Allow, "mode"),
         ("mkdir /tmp/elsewhere", AcceptEdits, Ask, "default"),
-        ("touch .git/hooks/x", AcceptEdits, Ask, "default"),
+        ("touch .git/hooks/x", AcceptEdits, Ask, "safety"),
         // A `cd` moves where later relative paths lead: each is checked from every directory
         // the command may be in by then.
         ("cd /etc && cat shadow", Dflt, Ask, "default"),
@@ -277,7 +277,7 @@ fn bash_table() {
         ("cd src && cat lib.rs", Dflt, Allow, "classifier"),
         ("cd - && cat x", Dflt, Ask, "default"),
         ("cd / && mkdir etc2", AcceptEdits, Ask, "default"),
-        ("cd .git && touch hooks/pre-commit", AcceptEdits, Ask, "default"),
+        ("cd .git && touch hooks/pre-commit", AcceptEdits, Ask, "safety"),
         ("env -C /etc cat shadow", Dflt, Ask, "default"),
         // `~user`, `~+`, `~-` depend on the system and the shell.
         ("cat ~root/.ssh/id_rsa", Dflt, Ask, "default"),
@@ -292,23 +292,23 @@ fn bash_table() {
         ("echo /etc/passwd", Dflt, Allow, "classifier"),
         ("grep -f /etc/shadow x", Dflt, Ask, "default"),
         // acceptEdits: what sed's script does, where options send writes, hidden globs.
-        ("sed -i '1e touch x' src/x.rs", AcceptEdits, Ask, "default"),
-        ("sed -i 'w .git/hooks/pre-commit' src/x.rs", AcceptEdits, Ask, "default"),
-        ("sed -i'/root/.bash*' s/x/y/ src/x.rs", AcceptEdits, Ask, "default"),
+        ("sed -i '1e touch x' src/x.rs", AcceptEdits, Ask, "safety"),
+        ("sed -i 'w .git/hooks/pre-commit' src/x.rs", AcceptEdits, Ask, "safety"),
+        ("sed -i'/root/.bash*' s/x/y/ src/x.rs", AcceptEdits, Ask, "safety"),
         ("sed -i.bak s/a/b/ src/x.rs", AcceptEdits, Allow, "mode"),
-        ("mv --target-directory=.git/hooks x", AcceptEdits, Ask, "default"),
+        ("mv --target-directory=.git/hooks x", AcceptEdits, Ask, "safety"),
         ("cp -t/tmp x", AcceptEdits, Ask, "default"),
-        ("mv -S/x a b", AcceptEdits, Ask, "default"),
+        ("mv -S/x a b", AcceptEdits, Ask, "safety"),
         ("touch .g*/x", AcceptEdits, Ask, "default"),
-        ("mkdir {.git,x}/y", AcceptEdits, Ask, "default"),
+        ("mkdir {.git,x}/y", AcceptEdits, Ask, "safety"),
         ("cp dist/*.js build/", AcceptEdits, Allow, "mode"),
         ("cp src/x.rs{,.bak}", AcceptEdits, Allow, "mode"),
         ("mv src/up u && touch u/work/evil", AcceptEdits, Ask, "default"),
         ("mv src/up u && echo x > u/work/evil", AcceptEdits, Ask, "default"),
         ("cp -P src/up u; cat u/x", AcceptEdits, Ask, "default"),
         ("mkdir -p build && cp src/x.rs build/", AcceptEdits, Allow, "mode"),
-        ("cp -r vendor/pkg/. .", AcceptEdits, Ask, "default"),
-        ("sed -i.json s/a/b/ .mcp", AcceptEdits, Ask, "default"),
+        ("cp -r vendor/pkg/. .", AcceptEdits, Ask, "safety"),
+        ("sed -i.json s/a/b/ .mcp", AcceptEdits, Ask, "safety"),
         ("jq -R . /etc/shadow", Dflt, Ask, "default"),
         ("jq -R . .env", Dflt, Deny, "rule"),
         ("git diff src/a.rs /etc/passwd", Dflt, Ask, "default"),
@@ -424,6 +424,56 @@ fn critical_paths_ask_a_person_in_every_mode() {
         assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, Some(&hook)), (Ask, "safety"), "{command}");
     }
     assert_eq!(check(&engine, &bash, json!({"command": "rm -rf build"}), AcceptEdits, None), (Allow, "mode"));
+}
+
+/// A broad allow rule for a file command (`Bash(cp:*)`) does not approve a protected write
+/// it makes: what `cp`, `mv`, `tee`, `touch`, `ln` … write is checked as a redirection target
+/// is, in every mode; the same commands on ordinary paths stay allowed.
+#[test]
+fn file_commands_do_not_write_protected_paths_on_a_broad_rule() {
+    let rules: Vec<String> = ["cp", "mv", "tee", "touch", "ln", "mkdir", "sed", "chmod", "install", "rsync"]
+        .iter()
+        .map(|c| format!("Bash({c}:*)"))
+        .collect();
+    let s = settings(json!({"permissions": {"allow": rules}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for command in [
+        "cp evil .git/hooks/post-checkout",
+        "cp -t .git/hooks evil",
+        "cp --target-directory=.husky evil",
+        "cp -r pkg/. .",
+        "cp -rT pkg .",
+        "mv x ~/.bashrc",
+        "mv .git/hooks/pre-commit elsewhere",
+        "echo x | tee -a .git/config",
+        "touch .vscode/settings.json",
+        "ln -sf /bin/sh .git/hooks/pre-push",
+        "mkdir -p .claude/commands",
+        "sed -i s/a/b/ .git/config",
+        "sed -i.json s/a/b/ .mcp",
+        "sed -n 'w .git/hooks/pre-commit' notes.txt",
+        "chmod +x .husky/pre-commit",
+        "install -m 755 hook .git/hooks/pre-commit",
+        "rsync -a hooks/ .git/hooks",
+    ] {
+        for mode in [Dflt, AcceptEdits, Bypass] {
+            let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(mode), None);
+            assert_eq!((e.decision.behavior, e.decision.reason.kind()), (Ask, "safety"), "{command} {mode}");
+            assert!(e.decision.message.contains("never approved automatically"), "{command}: {}", e.decision.message);
+        }
+    }
+    for command in [
+        "cp a b",
+        "cp -r src/ dist",
+        "mv a src/b",
+        "echo x | tee out.log",
+        "ln -s a b",
+        "cp .git/HEAD /tmp/head",
+        "sed -i s/a/b/ src/x.rs",
+    ] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "rule"), "{command}");
+    }
 }
 
 /// `bypassPermissions` stays bound by the deny rules and the critical-path checks, so a
