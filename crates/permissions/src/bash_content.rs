@@ -40,8 +40,8 @@ use crate::bash::{
     BashAnalysis, Hazard, SimpleCommand, Strs, Text, is_read_only_command, safe_assignment, safe_env_name,
 };
 use crate::bash_paths::{
-    Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, read_operands, recursion,
-    sed_edits_only_operands, walk_below,
+    Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, output_paths, read_operands,
+    recursion, sed_edits_only_operands, walk_below,
 };
 use crate::engine::{Content, Paths, concat};
 use crate::real_path::Forms;
@@ -150,8 +150,9 @@ pub(crate) fn bash_content<'b>(
         // operands of any command that is not read-only may be read or written (`tee f`,
         // `sed -i … f`, `cp f …`), so Read and Edit deny and ask rules both hold against
         // them.
-        // Of a command that writes its operands (`cp`'s last, all of `mv`'s), a protected
-        // path is a protected write, whatever rule allows the command.
+        // Of a command that writes its operands (`cp`'s last, all of `mv`'s) or where its
+        // options say (`-o F`, `--output=F`), a protected path is a protected write, whatever
+        // rule allows the command.
         if !command_read_only {
             let first_written = first_written_operand(cmd, program, operands.len());
             for (at, arg) in operands.iter().enumerate() {
@@ -159,6 +160,9 @@ pub(crate) fn bash_content<'b>(
             }
             if matches!(program, "cp" | "mv" | "sed") {
                 check.option_writes(cmd, program);
+            }
+            for path in output_paths(cmd, program) {
+                check.operand(cmd, path, &["Read", "Edit"], Access::Change { written: true });
             }
         } else if matches!(program, "cd" | "pushd") {
             for arg in &operands {

@@ -453,6 +453,70 @@ fn operands_of<'c>(args: &'c [Text<'_>]) -> Strs<'c> {
     out
 }
 
+/// Long options that name the file or folder a command writes its output to, whatever the
+/// command (`git log --output=F`, `sort --output F`, `curl --output-dir D`).
+const OUTPUT_OPTIONS: &[&str] = &[
+    "output",
+    "output-file",
+    "outfile",
+    "out-file",
+    "output-dir",
+    "output-directory",
+    "outdir",
+    "out-dir",
+    "output-document",
+    "directory-prefix",
+];
+
+/// The paths the options of `cmd` send output to: `-o F` or `-oF` (`sort`, `curl`, `cc`,
+/// `git format-patch`), the long options of [`OUTPUT_OPTIONS`] (`--output=F`, `--output F`),
+/// `wget -O F` and `-P DIR`, `tar`'s archive (`-cf F`, `czf F`, `--file=F`) and `dd of=F`.
+/// A value that is not a path is harmless here: it is only ever looked up.
+pub(crate) fn output_paths<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Strs<'c> {
+    let mut out = Strs::new();
+    let mut args = cmd.argv.iter().skip(1).map(|a| &**a);
+    // tar's first word is its options even without a dash (`tar czf out.tgz src`).
+    if program == "tar"
+        && let Some(first) = cmd.argv.get(1).filter(|a| !a.starts_with('-'))
+    {
+        args.next();
+        if first.contains('f') {
+            out.extend(args.next());
+        }
+    }
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            if OUTPUT_OPTIONS.contains(&name) || (program == "tar" && name == "file") {
+                match value {
+                    Some(value) => out.push(value),
+                    None => out.extend(args.next()),
+                }
+            }
+        } else if program == "dd" {
+            out.extend(arg.strip_prefix("of="));
+        } else if let Some(short) = arg.strip_prefix('-').filter(|s| !s.is_empty()) {
+            let letters: &[char] = match program {
+                "wget" => &['o', 'O', 'P'],
+                "tar" => &['f'],
+                _ => &['o'],
+            };
+            // The first letter that takes a value takes the rest of the word, or the next.
+            if let Some(at) = short.find(letters) {
+                let rest = &short[at + 1..];
+                if rest.is_empty() { out.extend(args.next()) } else { out.push(rest) }
+            }
+        }
+    }
+    out
+}
+
 /// The paths an `acceptEdits` command (`mkdir touch rm rmdir mv cp sed`) writes besides its
 /// operands, or `None` when an option may send a write somewhere the checks cannot follow:
 /// `--target-directory=DIR` and `-tDIR` are paths, and so are the backups a suffix names
@@ -775,6 +839,39 @@ mod tests {
         assert_eq!(ops("git diff HEAD~1 -- src/lib.rs"), Some(vec!["HEAD~1".to_owned(), "src/lib.rs".to_owned()]));
         assert_eq!(ops("git diff --stat src/a.rs /etc/passwd").unwrap()[1], "/etc/passwd");
         assert_eq!(ops("jq -R . /etc/shadow"), Some(vec!["/etc/shadow".to_owned()]));
+    }
+
+    #[test]
+    fn output_paths_are_the_values_of_output_options() {
+        let paths = |src: &str| {
+            let cmd = first(src);
+            let program = basename(&cmd.argv[0]).to_owned();
+            output_paths(&cmd, &program).join(" ")
+        };
+        let cases = [
+            ("git log --output=.git/hooks/pre-commit", ".git/hooks/pre-commit"),
+            ("git log --output out.txt -p", "out.txt"),
+            ("git format-patch -o patches HEAD~2", "patches"),
+            ("sort -oout.txt in.txt", "out.txt"),
+            ("sort -ro out.txt in.txt", "out.txt"),
+            ("curl -sSL --output-dir d -O https://x/y", "d"),
+            ("go build -o bin/app ./cmd", "bin/app"),
+            ("wget -qO ~/.bashrc https://x", "~/.bashrc"),
+            ("wget -P downloads https://x", "downloads"),
+            ("tar czf out.tgz src", "out.tgz"),
+            ("tar -c -f out.tar src", "out.tar"),
+            ("tar -xzvf in.tgz", "in.tgz"),
+            ("tar --file=a.tar -c src", "a.tar"),
+            ("dd if=/dev/zero of=disk.img bs=1M", "disk.img"),
+            // Options that do not name outputs, and what follows `--`.
+            ("cargo build --release -p core", ""),
+            ("rm -f a b", ""),
+            ("tar cz src", ""),
+            ("npm test -- -o x", ""),
+        ];
+        for (src, want) in cases {
+            assert_eq!(paths(src), want, "{src}");
+        }
     }
 
     #[test]

@@ -427,14 +427,16 @@ fn critical_paths_ask_a_person_in_every_mode() {
 }
 
 /// A broad allow rule for a file command (`Bash(cp:*)`) does not approve a protected write
-/// it makes: what `cp`, `mv`, `tee`, `touch`, `ln` … write is checked as a redirection target
-/// is, in every mode; the same commands on ordinary paths stay allowed.
+/// it makes: what `cp`, `mv`, `tee`, `touch`, `ln` … write, and where an output option sends
+/// output (`--output=F`, `-o F`), is checked as a redirection target is, in every mode; the
+/// same commands on ordinary paths stay allowed.
 #[test]
 fn file_commands_do_not_write_protected_paths_on_a_broad_rule() {
-    let rules: Vec<String> = ["cp", "mv", "tee", "touch", "ln", "mkdir", "sed", "chmod", "install", "rsync"]
-        .iter()
-        .map(|c| format!("Bash({c}:*)"))
-        .collect();
+    let rules: Vec<String> =
+        ["cp", "mv", "tee", "touch", "ln", "mkdir", "sed", "chmod", "install", "rsync", "git log", "sort", "tar", "go"]
+            .iter()
+            .map(|c| format!("Bash({c}:*)"))
+            .collect();
     let s = settings(json!({"permissions": {"allow": rules}}));
     let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
     let bash = tool("Bash");
@@ -456,6 +458,11 @@ fn file_commands_do_not_write_protected_paths_on_a_broad_rule() {
         "chmod +x .husky/pre-commit",
         "install -m 755 hook .git/hooks/pre-commit",
         "rsync -a hooks/ .git/hooks",
+        // Options that name where output goes.
+        "git log -p --output=.git/hooks/pre-commit",
+        "sort -o ~/.zshrc names.txt",
+        "tar czf .git/x.tgz src",
+        "go build -o .git/hooks/pre-push ./cmd/hook",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(mode), None);
