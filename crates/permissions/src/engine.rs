@@ -647,12 +647,17 @@ impl PermissionEngine {
         }
         // 7. nothing decided.
         let suggestions = call.suggestions(Some(content));
-        let msg = match (&content.bash_hazard, suggestions.first()) {
+        let msg = match (&content.bash_hazard, suggestions.as_slice()) {
             (Some(hazard), _) => format!("{} needs approval: {hazard}", tool.render_use(input)),
-            (None, Some(rule)) => {
-                format!("{} needs approval; the rule {rule} would allow it", tool.render_use(input))
+            (None, [rule]) => format!("{} needs approval; the rule {rule} would allow it", tool.render_use(input)),
+            (None, [rules @ .., last]) => {
+                let rules = rules.join(", ");
+                format!(
+                    "{} needs approval; the rules {rules} and {last} together would allow it",
+                    tool.render_use(input)
+                )
             }
-            (None, None) => format!("{} needs approval", tool.render_use(input)),
+            (None, []) => format!("{} needs approval", tool.render_use(input)),
         };
         Verdict {
             suggestions: Some(suggestions),

@@ -380,10 +380,17 @@ fn an_unapprovable_command_says_why_and_suggests_no_rule() {
     // A harmless assignment is looked past; one in front of a read-only command keeps it so.
     assert_eq!(check(&engine, &bash, json!({"command": "CI=1 npm run test"}), Dflt, None), (Allow, "rule"));
     assert_eq!(check(&engine, &bash, json!({"command": "COLUMNS=80 ls"}), Dflt, None), (Allow, "classifier"));
-    // A command merely without a rule still gets one suggested.
+    // A command merely without a rule still gets one suggested; a line of several, each.
     let e = engine.evaluate(&bash, &json!({"command": "make all"}), &ctx(Dflt), None);
     assert_eq!(e.suggestions, ["Bash(make all:*)"]);
     assert!(e.decision.message.ends_with("the rule Bash(make all:*) would allow it"), "{}", e.decision.message);
+    let e = engine.evaluate(&bash, &json!({"command": "git rebase -x 'make test' main"}), &ctx(Dflt), None);
+    assert_eq!(e.suggestions, ["Bash(git rebase:*)", "Bash(make test:*)"]);
+    let together = "the rules Bash(git rebase:*) and Bash(make test:*) together would allow it";
+    assert!(e.decision.message.ends_with(together), "{}", e.decision.message);
+    // What git runs for a subcommand is held to the deny rules.
+    let e = engine.evaluate(&bash, &json!({"command": "git submodule foreach 'rm -rf build'"}), &ctx(Bypass), None);
+    assert_eq!((e.decision.behavior, e.decision.reason.kind()), (Deny, "rule"), "{}", e.decision.message);
 }
 
 #[test]
@@ -411,6 +418,9 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "GIT_PAGER='rm -rf ~' git log",
         "export EDITOR='rm -rf /'; git commit",
         "ionice -c3 taskset -c 0 chrt -i 0 rm -rf /",
+        "git rebase --exec 'rm -rf ~' main",
+        "git submodule foreach rm -rf ~",
+        "git bisect run rm -rf /",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(

@@ -448,6 +448,31 @@ const STRUCTURE: &[Case] = &[
     c("GIT_SSH_COMMAND=\"$X\" git fetch", &[Hazards(&["DynamicEval:GIT_SSH_COMMAND"])]),
     c("LESSOPEN='|lesspipe %s' less f", &[Cmds(&["less f", "lesspipe %s"]), Hazards(&[])]),
     c("FOO='rm -rf ~' ls", &[Cmds(&["ls"]), Hazards(&[])]),
+    // Commands git subcommands run, named in their arguments.
+    c(
+        "git rebase -x 'cargo test' main",
+        &[Cmds(&["git rebase -x cargo test main", "cargo test"]), Wrappers(1, &["git"])],
+    ),
+    c("git rebase --exec=make -i main", &[Cmds(&["git rebase --exec=make -i main", "make"])]),
+    c("git rebase -xmake main", &[Cmds(&["git rebase -xmake main", "make"])]),
+    c(
+        "git submodule --quiet foreach --recursive git pull",
+        &[Cmds(&["git submodule --quiet foreach --recursive git pull", "git pull"])],
+    ),
+    c("git submodule foreach 'rm -rf x; ls'", &[Cmds(&["git submodule foreach rm -rf x; ls", "rm -rf x", "ls"])]),
+    c("git submodule foreach \"$CMD\"", &[Hazards(&["DynamicEval:git submodule"])]),
+    c("git bisect run make -j4 test", &[Cmds(&["git bisect run make -j4 test", "make -j4 test"])]),
+    c(
+        "git filter-branch --tree-filter 'rm -f secret' HEAD",
+        &[Cmds(&["git filter-branch --tree-filter rm -f secret HEAD", "rm -f secret"])],
+    ),
+    c("git difftool --extcmd='diff -u' HEAD", &[Cmds(&["git difftool --extcmd=diff -u HEAD", "diff -u"])]),
+    c("git grep -Ovim foo", &[Cmds(&["git grep -Ovim foo", "vim"])]),
+    c("git grep -O foo", &[Cmds(&["git grep -O foo"])]),
+    c("git fetch --upload-pack 'sh x' origin", &[Cmds(&["git fetch --upload-pack sh x origin", "sh x"])]),
+    c("git clone -u \"$P\" repo", &[Hazards(&["DynamicEval:git clone"])]),
+    c("git push --receive-pack=evil origin", &[Cmds(&["git push --receive-pack=evil origin", "evil"])]),
+    c("git log -x --exec=x", &[Cmds(&["git log -x --exec=x"])]),
     // Git configuration a later git runs.
     c("git config core.pager 'rm -rf ~' && git log", &[Hazards(&["GitConfigOverride"])]),
     c("git config --global alias.x '!rm -rf ~'", &[Hazards(&["GitConfigOverride"])]),

@@ -1117,6 +1117,101 @@ impl<'s> Walker<'s, '_, '_> {
         if words.get(j).is_some_and(|w| w.is_static() && w.value == "config") && sets_command_config(&words[j + 1..]) {
             self.out.hazard(Hazard::GitConfigOverride);
         }
+        if let Some(sub) = words.get(j).filter(|w| w.is_static()) {
+            self.git_payloads(&sub.value, &words[j + 1..]);
+        }
+    }
+
+    /// What a git subcommand runs that its arguments name: the shell command of `submodule
+    /// foreach`, `rebase --exec`, `filter-branch --*-filter`, `difftool --extcmd`, `grep
+    /// --open-files-in-pager`, `send-email --*-cmd` and the transport commands
+    /// (`--upload-pack`, `--receive-pack`, `--exec`), each parsed as a command string; and
+    /// the command `bisect run` runs. One known only at run time is [`Hazard::DynamicEval`].
+    #[inline(never)]
+    fn git_payloads(&mut self, sub: &str, args: &[Word<'s>]) {
+        let dynamic = |this: &mut Self| this.out.hazard(Hazard::DynamicEval { command: format!("git {sub}") });
+        match sub {
+            "submodule" => {
+                // `submodule [--quiet] foreach [--recursive] COMMAND…`: the words, joined, are
+                // evaluated by a shell.
+                let Some(at) = args.iter().position(|w| w.value == "foreach") else { return };
+                let command: Vec<&Word<'s>> = args[at + 1..].iter().skip_while(|w| w.value.starts_with('-')).collect();
+                if command.iter().all(|w| w.is_static()) {
+                    let joined: Vec<&str> = command.iter().map(|w| &*w.value).collect();
+                    let outer = self.outer("git");
+                    self.nested(Cow::Owned(joined.join(" ")), &outer);
+                } else {
+                    dynamic(self);
+                }
+            }
+            "bisect" => {
+                if args.first().is_some_and(|w| w.value == "run") {
+                    let outer = self.outer("git");
+                    self.payload(&args[1..], outer);
+                }
+            }
+            _ => {
+                let options: &[&str] = match sub {
+                    "rebase" => &["--exec", "-x"],
+                    "filter-branch" => &[
+                        "--tree-filter",
+                        "--index-filter",
+                        "--msg-filter",
+                        "--env-filter",
+                        "--commit-filter",
+                        "--parent-filter",
+                        "--tag-name-filter",
+                    ],
+                    "difftool" => &["--extcmd", "-x"],
+                    "grep" => &["--open-files-in-pager", "-O"],
+                    "send-email" => &["--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd", "--smtp-server"],
+                    "fetch" | "pull" | "ls-remote" => &["--upload-pack"],
+                    "clone" => &["--upload-pack", "-u"],
+                    "push" => &["--receive-pack", "--exec"],
+                    "archive" => &["--exec"],
+                    _ => return,
+                };
+                let outer = self.outer("git");
+                let mut k = 0;
+                while let Some(word) = args.get(k) {
+                    k += 1;
+                    if word.value == "--" {
+                        break;
+                    }
+                    let (name, attached) = match word.value.split_once('=') {
+                        Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+                        _ => (&*word.value, None),
+                    };
+                    // A short option takes the rest of its word (`-xmake`, `-Ovim`).
+                    let short = options.iter().find(|o| o.len() == 2 && name.len() > 2 && name.starts_with(*o));
+                    let value = if let Some(short) = short {
+                        Some(Cow::Owned(word.value[short.len()..].to_owned()))
+                    } else if options.contains(&name) {
+                        match attached {
+                            Some(value) => Some(Cow::Owned(value.to_owned())),
+                            // `grep -O` alone opens the pager git is configured with.
+                            None if sub == "grep" => None,
+                            None => {
+                                k += 1;
+                                args.get(k - 1).map(|w| w.value.clone())
+                            }
+                        }
+                    } else {
+                        None
+                    };
+                    let Some(value) = value else { continue };
+                    if word.is_static() && args.get(k - 1).is_none_or(|w| w.is_static()) {
+                        // `--smtp-server` names a host unless it is a path to a program.
+                        if sub == "send-email" && name == "--smtp-server" && !value.starts_with('/') {
+                            continue;
+                        }
+                        self.nested(value, &outer);
+                    } else {
+                        dynamic(self);
+                    }
+                }
+            }
+        }
     }
 
     /// The payloads of `find -exec/-execdir/-ok/-okdir CMD … ;|+`.
