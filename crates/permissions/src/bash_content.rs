@@ -634,14 +634,29 @@ impl<'c> Spellings<'c> {
             spellings.add(Cow::Borrowed(&wrapped.joined), true);
             spellings.add(Cow::Borrowed(&wrapped.text), true);
             // The wrapper by its basename (`/usr/bin/sudo` is `sudo`), for deny and ask rules.
-            let (first, rest) = wrapped.joined.split_once(' ').unwrap_or((&wrapped.joined, ""));
-            let program = basename(first);
-            if program != first {
-                let bare = if rest.is_empty() { program.to_owned() } else { format!("{program} {rest}") };
-                spellings.add(Cow::Owned(bare), false);
+            spellings.add_bare(&wrapped.joined);
+            // From each wrapper inside it too (`env sudo ls` is `sudo ls` to `Bash(sudo:*)`).
+            let inner = wrapped.joined.match_indices(' ').map(|(at, _)| &wrapped.joined[at + 1..]);
+            for suffix in inner.filter(|rest| {
+                let first = rest.split(' ').next().unwrap_or_default();
+                cmd.wrappers.iter().any(|w| basename(w) == basename(first))
+            }) {
+                spellings.add(Cow::Borrowed(suffix), false);
+                spellings.add_bare(suffix);
             }
         }
         spellings
+    }
+
+    /// Adds `form` with its program by its basename (`/usr/bin/sudo` is `sudo`), for deny and
+    /// ask rules, when that differs.
+    fn add_bare(&mut self, form: &'c str) {
+        let (first, rest) = form.split_once(' ').unwrap_or((form, ""));
+        let program = basename(first);
+        if program != first {
+            let bare = if rest.is_empty() { program.to_owned() } else { format!("{program} {rest}") };
+            self.add(Cow::Owned(bare), false);
+        }
     }
 
     /// Adds `spelling` unless it is there already; `allows`: allow rules are tried against it.

@@ -132,6 +132,8 @@ fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
     let bash = tool("Bash");
     let allow_only = settings(json!({"permissions": {"allow": ["Bash(mkdir:*)", "Bash(make:*)"]}}));
     let permissive = PermissionEngine::builder(allow_only).home(Some("/home/u".into())).cwd("/repo").build();
+    let uv_only = settings(json!({"permissions": {"allow": ["Bash(uv run:*)"]}}));
+    let runner = PermissionEngine::builder(uv_only).home(Some("/home/u".into())).cwd("/repo").build();
     for (engine, command, behavior, reason) in [
         // A deny rule on the wrapper fires, through the wrappers Claude Code strips too.
         (&engine, "sudo ls", Deny, "rule"),
@@ -156,6 +158,17 @@ fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
         (&permissive, "env make", Ask, "default"),
         (&permissive, "command make", Allow, "rule"),
         (&permissive, "nice -n 5 make", Allow, "rule"),
+        // A project's runner is kept too: its rules allow what it runs, and the deny rules
+        // see what that is.
+        (&engine, "poetry run rm x", Deny, "rule"),
+        (&engine, "uv run --frozen -- rm -rf build", Deny, "rule"),
+        (&engine, "bundle exec sudo ls", Deny, "rule"),
+        (&engine, "env sudo ls", Deny, "rule"),
+        (&engine, "exec /usr/bin/sudo mkdir x", Deny, "rule"),
+        (&runner, "uv run pytest -q", Allow, "rule"),
+        (&runner, "uv run --with requests python x.py", Allow, "rule"),
+        (&runner, "poetry run pytest", Ask, "default"),
+        (&runner, "bundle exec cat Gemfile", Ask, "default"),
     ] {
         let got = check(engine, &bash, json!({"command": command}), Dflt, None);
         assert_eq!(got, (behavior, reason), "{command}");
@@ -164,6 +177,8 @@ fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
     assert_eq!(allow_apt.decision.behavior, Deny, "the sudo deny beats the sudo allow");
     let e = permissive.evaluate(&bash, &json!({"command": "sudo mkdir -p a*"}), &ctx(Dflt), None);
     assert_eq!(e.suggestions, ["Bash(sudo mkdir -p a\\*)"], "the command itself, not a prefix of sudo");
+    let e = permissive.evaluate(&bash, &json!({"command": "poetry run pytest -x"}), &ctx(Dflt), None);
+    assert_eq!(e.suggestions, ["Bash(poetry run pytest:*)"], "a runner's form is safe to suggest as a prefix");
     let e = engine.evaluate(&bash, &json!({"command": "timeout 5 sudo ls"}), &ctx(Dflt), None);
     assert!(
         e.decision.message.starts_with("the command `sudo ls`: denied by the rule Bash(sudo:*)"),
@@ -421,6 +436,9 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "git rebase --exec 'rm -rf ~' main",
         "git submodule foreach rm -rf ~",
         "git bisect run rm -rf /",
+        "uv run rm -rf ~",
+        "direnv exec . rm -rf ~",
+        "mise x node@20 -- rm -rf /",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(

@@ -133,7 +133,10 @@ pub(crate) fn suggest_rules_with(
                     // assignment in front): suggesting one would promise what it cannot do.
                     return Vec::new();
                 }
-                if let Some(wrapped) = &cmd.wrapped {
+                let by_runner = cmd.wrapped.as_ref().is_some_and(|w| {
+                    w.joined.split(' ').next().is_some_and(|first| crate::bash::is_runner(crate::bash::basename(first)))
+                });
+                if let Some(wrapped) = cmd.wrapped.as_ref().filter(|_| !by_runner) {
                     // Run through a wrapper rules keep (`sudo`, `env` …): no prefix of it is safe
                     // to suggest (`sudo:*` would allow anything as root); the command as it is.
                     let rule = format!("{name}({})", escape_exact(&wrapped.joined));
@@ -145,7 +148,11 @@ pub(crate) fn suggest_rules_with(
                     }
                     continue;
                 }
-                let words: Vec<&str> = cmd.argv.iter().map(|a| &**a).take_while(|w| !w.starts_with('-')).collect();
+                // Through a project's runner (`uv run pytest`), the prefix of the runner's form.
+                let words: Vec<&str> = match (&cmd.wrapped, by_runner) {
+                    (Some(wrapped), true) => wrapped.joined.split(' ').take_while(|w| !w.starts_with('-')).collect(),
+                    _ => cmd.argv.iter().map(|a| &**a).take_while(|w| !w.starts_with('-')).collect(),
+                };
                 let Some(first) = words.first() else { continue };
                 let mut keep = 1;
                 if SUBCOMMAND_TOOLS.contains(first) && words.len() > 1 {

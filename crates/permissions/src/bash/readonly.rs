@@ -62,7 +62,9 @@ pub fn is_read_only_command(cmd: &SimpleCommand) -> bool {
     if !cmd.assignments.iter().all(|(name, value)| safe_assignment(name, value)) {
         return false;
     }
-    if cmd.wrappers.iter().any(|wrapper| matches!(basename(wrapper), "sudo" | "doas" | "nohup")) {
+    // A project's runner runs the project's code first (a Gemfile, an `.envrc`).
+    let not_read_only = |wrapper: &str| matches!(wrapper, "sudo" | "doas" | "nohup") || super::is_runner(wrapper);
+    if cmd.wrappers.iter().any(|wrapper| not_read_only(basename(wrapper))) {
         return false;
     }
     let Some((name, args)) = cmd.argv.split_first() else {

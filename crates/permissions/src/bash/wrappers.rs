@@ -34,6 +34,8 @@ enum Wrapper {
     Ionice,
     Taskset,
     Chrt,
+    /// A project's runner: `poetry run`, `uv run`, `bundle exec`, `direnv exec DIR` …
+    Runner,
 }
 
 impl Wrapper {
@@ -55,6 +57,7 @@ impl Wrapper {
                 | Wrapper::Ionice
                 | Wrapper::Taskset
                 | Wrapper::Chrt
+                | Wrapper::Runner
         )
     }
 }
@@ -86,8 +89,15 @@ fn wrapper_kind(value: &str) -> Option<Wrapper> {
         "ionice" => Wrapper::Ionice,
         "taskset" => Wrapper::Taskset,
         "chrt" => Wrapper::Chrt,
+        runner if is_runner(runner) => Wrapper::Runner,
         _ => return None,
     })
+}
+
+/// Whether `program` is a project's runner ([`runner_payload`] says what it runs): it runs
+/// the project's own code first (a Gemfile, an `.envrc`), so nothing it runs is read-only.
+pub(crate) fn is_runner(program: &str) -> bool {
+    matches!(program, "poetry" | "pipenv" | "uv" | "bundle" | "yarn" | "pnpm" | "direnv" | "mise")
 }
 
 /// The last path component of a command name (`/bin/rm` → `rm`).
@@ -558,6 +568,10 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             }
             scan.next
         }
+        Wrapper::Runner => match runner_payload(words, at, &mut strip) {
+            Some(next) => next,
+            None => return strip,
+        },
         Wrapper::Xargs => {
             let scan = scan_options(words, start, &xargs_options());
             strip.unresolved = scan.unresolved;
@@ -572,6 +586,95 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
     }
     strip
 }
+
+/// Where the command a project's runner runs starts: `poetry run CMD`, `pipenv run CMD`, `uv
+/// run CMD`, `bundle exec CMD`, `yarn exec CMD`, `pnpm exec CMD`, `direnv exec DIR CMD`,
+/// `mise exec … -- CMD` (or `mise x`), with `--` before the command allowed. `None` when the
+/// runner runs no command of its own (`poetry install`): then it is the command. Options
+/// before the subcommand are followed where they are known (`-C DIR` and `--directory`
+/// change directory), and an unknown one there leaves the runner unresolved when a
+/// subcommand that runs a command may come; the runner's own options after the subcommand
+/// are skipped (`uv run --frozen --with x pytest`).
+fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Option<usize> {
+    let name = basename(&words[at].value);
+    let sub_names: &[&str] = match name {
+        "poetry" | "pipenv" | "uv" => &["run"],
+        "bundle" | "yarn" | "pnpm" | "direnv" => &["exec"],
+        "mise" => &["exec", "x"],
+        _ => return None,
+    };
+    // Global options: `-C DIR`/`--directory DIR` change directory; other known ones that
+    // take a value skip it.
+    let mut j = at + 1;
+    while let Some(word) = words.get(j).filter(|w| w.is_static() && w.value.starts_with('-')) {
+        let value = &*word.value;
+        let (option, attached) = match value.split_once('=') {
+            Some((option, _)) => (option, true),
+            None => (value, value.len() > 2 && !value.starts_with("--")),
+        };
+        let option = if attached && !option.starts_with("--") { &option[..2] } else { option };
+        if matches!(option, "-C" | "--directory" | "--cd" | "--chdir") {
+            strip.chdir = true;
+        }
+        let takes_value = matches!(
+            option,
+            "-C" | "--directory" | "--cd" | "--chdir" | "-P" | "--project" | "-p" | "--python" | "--cwd" | "--dir"
+        );
+        j += if takes_value && !attached { 2 } else { 1 };
+    }
+    let follows =
+        |from: usize| words[from..].iter().take_while(|w| w.is_static()).any(|w| sub_names.contains(&&*w.value));
+    if !words.get(j).is_some_and(|w| w.is_static() && sub_names.contains(&&*w.value)) {
+        // Options that were not followed, and a subcommand that runs a command may come.
+        strip.unresolved = j > at + 1 && follows(at + 1);
+        return None;
+    }
+    let mut start = j + 1;
+    if name == "direnv" {
+        // The folder whose `.envrc` is loaded.
+        words.get(start)?;
+        start += 1;
+    }
+    if name == "mise" {
+        // Tool versions (`node@20`) and options come before `--`.
+        let dashdash = words[start..].iter().position(|w| w.is_static() && w.value == "--");
+        return match dashdash {
+            Some(at) => Some(start + at + 1),
+            None => {
+                strip.unresolved = start < words.len();
+                None
+            }
+        };
+    }
+    // The runner's own options (`uv run --frozen --with x pytest`): flags, and the options
+    // known to take a value with it.
+    while let Some(word) = words.get(start).filter(|w| w.is_static() && w.value.starts_with('-')) {
+        if word.value == "--" {
+            return Some(start + 1);
+        }
+        start += if RUNNER_VALUE_OPTIONS.contains(&&*word.value) { 2 } else { 1 };
+    }
+    Some(start)
+}
+
+/// Options of `uv run`, `pnpm exec` and `bundle exec` that take the next word as their value.
+const RUNNER_VALUE_OPTIONS: &[&str] = &[
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "-p",
+    "--extra",
+    "--group",
+    "--env-file",
+    "--package",
+    "--index",
+    "--directory",
+    "--project",
+    "--filter",
+    "-F",
+    "--gemfile",
+];
 
 /// Where the wrapped command starts when one operand (`timeout`'s duration, `taskset`'s
 /// mask, `chrt`'s priority) stands at `at` before it; an operand that is not static leaves
