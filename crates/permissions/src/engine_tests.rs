@@ -530,6 +530,11 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
         "strace -f -o t.txt rm -rf ~",
         "watch -n1 rm -rf ~",
         "chroot / rm -rf /home/u",
+        "xargs -I{} sh -c '{}' < cmds",
+        "find . -name '*.sh' -exec bash {} \\;",
+        "tmux send-keys -t 0 'rm -rf ~' Enter",
+        "echo '* * * * * rm -rf ~' | crontab -",
+        "uv --cache-dir /tmp run pytest",
     ] {
         let message = never_approved_automatically(&engine, command);
         assert!(
@@ -547,6 +552,10 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
             "echo $(date) > f",
             "npm install",
             "setsid -f npm run dev",
+            "tmux ls",
+            "crontab -l",
+            "find . -exec sh -c 'wc -l \"$1\"' _ {} \\;",
+            "uv run --frozen pytest",
         ],
     );
 }

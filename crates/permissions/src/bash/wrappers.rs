@@ -279,6 +279,8 @@ struct Strip<'s> {
     assignments: Vec<(Text<'s>, Text<'s>)>,
     /// A command string it splits and runs (`env -S '…'`).
     split_string: Option<String>,
+    /// The string `xargs` replaces with what it reads (`-I R`, `-i`, `--replace`).
+    replace: Option<String>,
 }
 
 /// The `NAME=VALUE` assignment a static word stands for, if it is one.
@@ -578,6 +580,11 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             if scan.has_any(&["--help", "--version"]) {
                 return strip;
             }
+            strip.replace = scan.seen.iter().find_map(|(name, value)| match name.as_str() {
+                "-I" => value.clone(),
+                "-i" | "--replace" => Some(value.clone().unwrap_or_else(|| "{}".to_owned())),
+                _ => None,
+            });
             scan.next
         }
     };
@@ -771,6 +778,52 @@ fn is_unfollowed_launcher(program: &str) -> bool {
             | "entr"
             | "caffeinate"
     )
+}
+
+/// Whether `program ARGS` hands a command to something that runs it later or elsewhere, where
+/// the analysis does not follow it: tmux's `new-session`, `send-keys`, `run-shell` … (keys
+/// typed into a shell), `screen` with a command or `-X`, an `at`/`batch` job, a `crontab`
+/// installed. Listing (`tmux ls`, `screen -ls`, `atq`, `crontab -l`) runs nothing.
+fn schedules_commands(program: &str, args: &[Word<'_>]) -> bool {
+    const TMUX_RUNS: &[&str] = &[
+        "new",
+        "new-session",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "respawn-pane",
+        "respawnp",
+        "respawn-window",
+        "respawnw",
+        "send-keys",
+        "send",
+        "run-shell",
+        "run",
+        "if-shell",
+        "if",
+        "display-popup",
+        "popup",
+        "pipe-pane",
+        "pipep",
+        "source-file",
+        "source",
+    ];
+    let has = |names: &[&str]| args.iter().any(|word| word.is_static() && names.contains(&&*word.value));
+    // A word known only at run time may be anything.
+    let dynamic = args.iter().any(|word| !word.is_static());
+    match program {
+        // `tmux` alone starts a session with a shell, as `tmux new` does.
+        "tmux" => args.is_empty() || dynamic || has(TMUX_RUNS),
+        "screen" => !args.iter().all(|word| {
+            word.is_static()
+                && matches!(&*word.value, "-ls" | "-list" | "-wipe" | "-v" | "-version" | "--version" | "-q")
+        }),
+        "at" | "batch" => dynamic || !has(&["-l", "-r", "-d", "-c", "-V"]),
+        // Anything but listing or removing installs a table (from a file, or standard input).
+        "crontab" => dynamic || !has(&["-l", "-r", "-V"]),
+        _ => false,
+    }
 }
 
 /// Whether `git config ARGS` may set a key whose value git runs as a command (`core.pager`,
@@ -976,6 +1029,7 @@ impl<'s> Walker<'s, '_, '_> {
                 // `xargs` stays a command of its own, so that a rule on it can match.
                 let wrapped = wrapped_from.map(|(from, leading)| (&words[from..], leading));
                 self.push_command(&words[i..], assignments.clone(), wrappers.clone(), chdir, wrapped);
+                self.fed_payload(&words[next..], stripped.replace.as_deref(), "xargs", stripped.replace.is_none());
             }
             if wrapper == Wrapper::Exec && !words[next].is_static() {
                 self.out.hazard(Hazard::DynamicEval { command: excerpt(&name.value) });
@@ -1162,7 +1216,7 @@ impl<'s> Walker<'s, '_, '_> {
                 }
             }
             shell if is_bash_like_shell(shell) => self.shell_string(words, name, outer(self)),
-            launcher if is_unfollowed_launcher(launcher) => {
+            launcher if is_unfollowed_launcher(launcher) || schedules_commands(launcher, &words[1..]) => {
                 self.out.hazard(Hazard::UnfollowedLauncher { launcher: launcher.to_owned() });
             }
             "fish" | "csh" | "tcsh" | "nu" | "elvish" | "xonsh" | "pwsh" | "powershell" => {
@@ -1335,8 +1389,42 @@ impl<'s> Walker<'s, '_, '_> {
                 }
                 end += 1;
             }
+            self.fed_payload(&words[start..end], Some("{}"), "find", false);
             self.payload(&words[start..end], wrappers.clone());
             k = end + 1;
+        }
+    }
+
+    /// What a launcher feeds a payload at run time (`xargs` its input, `find` its paths):
+    /// a command name with the replace string in it is only known then
+    /// ([`Hazard::DynamicCommandName`]), and so is what a shell runs whose `-c` string or
+    /// script holds it (`xargs -I{} sh -c '{}'`, not `sh -c '…' _ {}`), or, where the launcher
+    /// `appends` what it reads, one given neither (`xargs sh`): [`Hazard::DynamicEval`].
+    #[inline(never)]
+    fn fed_payload(&mut self, payload: &[Word<'s>], replace: Option<&str>, launcher: &str, appends: bool) {
+        let Some((program, args)) = payload.split_first() else { return };
+        if replace.is_some_and(|r| !r.is_empty() && program.value.contains(r)) {
+            self.out.hazard(Hazard::DynamicCommandName { text: excerpt(&program.value) });
+            return;
+        }
+        let shell = basename(&program.value);
+        if !is_bash_like_shell(shell) {
+            return;
+        }
+        let holds = |word: &Word<'s>| replace.is_some_and(|r| !r.is_empty() && word.value.contains(r));
+        // The script: the string after `-c` (or a cluster with `c`), else the first operand.
+        let runs_string =
+            |word: &&Word<'s>| word.value.starts_with('-') && !word.value.starts_with("--") && word.value.contains('c');
+        let script = match args.iter().position(|word| runs_string(&word)) {
+            Some(at) => args.get(at + 1),
+            None => args.iter().find(|word| !word.value.starts_with('-')),
+        };
+        let fed = match script {
+            Some(script) => holds(script),
+            None => appends,
+        };
+        if fed {
+            self.out.hazard(Hazard::DynamicEval { command: format!("{launcher} {shell}") });
         }
     }
 
