@@ -40,8 +40,8 @@ use crate::bash::{
     BashAnalysis, Hazard, SimpleCommand, Strs, Text, is_read_only_command, safe_assignment, safe_env_name,
 };
 use crate::bash_paths::{
-    Bases, MAX_WALKED, Targets, basename, glob_may_name_hidden, operands, option_paths, output_paths, read_operands,
-    recursion, sed_edits_only_operands, walk_below,
+    Bases, MAX_WALKED, Targets, basename, git_content_paths, git_global_options, glob_may_name_hidden, operands,
+    option_paths, option_values, output_paths, read_operands, recursion, sed_edits_only_operands, walk_below,
 };
 use crate::engine::{Content, Paths, concat};
 use crate::real_path::Forms;
@@ -172,6 +172,12 @@ pub(crate) fn bash_content<'b>(
             for arg in args {
                 check.operand(cmd, arg, &["Read"], Access::Read);
             }
+        }
+        // Files named in `--name=VALUE` options, and what git prints of a repository's files.
+        let named = option_values(cmd);
+        let git_paths = if program == "git" { git_content_paths(cmd) } else { Strs::new() };
+        for value in named.iter().chain(&git_paths) {
+            check.operand(cmd, value, &["Read", "Edit"], Access::Change { written: false });
         }
         if command_read_only {
             // A recursive read (`grep -r`, `rg`) reads every file below its folders.
@@ -764,21 +770,6 @@ fn bare_form<'a, 's>(argv: &'a [Text<'s>]) -> Option<(&'a str, &'a [Text<'s>])> 
     let program = basename(first);
     let skip = if program == "git" { git_global_options(&argv[1..]) } else { 0 };
     (program != &**first || skip > 0).then(|| (program, &argv[1 + skip..]))
-}
-
-/// How many of `args` (git's arguments) are global options before the subcommand
-/// (`--no-pager`, `-P`, `-C DIR`, `-c k=v`, `--git-dir=DIR` …).
-fn git_global_options(args: &[Text<'_>]) -> usize {
-    const WITH_VALUE: &[&str] =
-        &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
-    let mut at = 0;
-    while let Some(arg) = args.get(at) {
-        if !arg.starts_with('-') || arg == "--" {
-            break;
-        }
-        at += if WITH_VALUE.contains(&&**arg) { 2 } else { 1 };
-    }
-    at.min(args.len())
 }
 
 /// Whether an allow rule may approve `cmd` when one matches it: no expansion in its

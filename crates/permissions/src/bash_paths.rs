@@ -453,6 +453,73 @@ fn operands_of<'c>(args: &'c [Text<'_>]) -> Strs<'c> {
     out
 }
 
+/// The values of `--name=VALUE` options of `cmd` that may name a file (static, not empty, no
+/// glob), whatever the command: `wc --files0-from=.env` reads `.env` for the names it
+/// lists, so the deny and ask path rules hold against such values as against operands.
+pub(crate) fn option_values<'c>(cmd: &'c SimpleCommand<'_>) -> Strs<'c> {
+    let mut out = Strs::new();
+    for arg in cmd.argv.iter().skip(1).take(cmd.static_words.saturating_sub(1)) {
+        if arg == "--" {
+            break;
+        }
+        if let Some((_, value)) = arg.strip_prefix("--").and_then(|long| long.split_once('='))
+            && !value.is_empty()
+            && !value.contains(['*', '?', '['])
+        {
+            out.push(value);
+        }
+    }
+    out
+}
+
+/// How many of `args` (git's arguments) are global options before the subcommand
+/// (`--no-pager`, `-P`, `-C DIR`, `-c k=v`, `--git-dir=DIR` …).
+pub(crate) fn git_global_options(args: &[Text<'_>]) -> usize {
+    const WITH_VALUE: &[&str] =
+        &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        if !arg.starts_with('-') || arg == "--" {
+            break;
+        }
+        at += if WITH_VALUE.contains(&&**arg) { 2 } else { 1 };
+    }
+    at.min(args.len())
+}
+
+/// The paths of a repository whose content a `git` command prints: `REV:PATH` objects
+/// (`git show :.env`, `git cat-file -p HEAD:secrets/key`), and the pathspecs after `--` of
+/// the commands that print history (`git log -p -- .env`), taken from the working directory.
+pub(crate) fn git_content_paths<'c>(cmd: &'c SimpleCommand<'_>) -> Strs<'c> {
+    let mut out = Strs::new();
+    let args = cmd.argv.get(1..cmd.static_words.max(1)).unwrap_or_default();
+    let sub = git_global_options(args);
+    if sub >= args.len() {
+        return out;
+    }
+    if !matches!(
+        &*args[sub],
+        "show" | "log" | "blame" | "annotate" | "whatchanged" | "cat-file" | "grep" | "archive" | "diff" | "difftool"
+    ) {
+        return out;
+    }
+    let mut pathspecs = false;
+    for arg in &args[sub + 1..] {
+        if pathspecs {
+            out.push(&**arg);
+        } else if arg == "--" {
+            pathspecs = !matches!(&*args[sub], "grep" | "diff");
+        } else if !arg.starts_with('-')
+            && let Some((rev, path)) = arg.split_once(':')
+            && !rev.contains('/')
+            && !path.is_empty()
+        {
+            out.push(path.trim_start_matches("./"));
+        }
+    }
+    out
+}
+
 /// Long options that name the file or folder a command writes its output to, whatever the
 /// command (`git log --output=F`, `sort --output F`, `curl --output-dir D`).
 const OUTPUT_OPTIONS: &[&str] = &[
@@ -839,6 +906,22 @@ mod tests {
         assert_eq!(ops("git diff HEAD~1 -- src/lib.rs"), Some(vec!["HEAD~1".to_owned(), "src/lib.rs".to_owned()]));
         assert_eq!(ops("git diff --stat src/a.rs /etc/passwd").unwrap()[1], "/etc/passwd");
         assert_eq!(ops("jq -R . /etc/shadow"), Some(vec!["/etc/shadow".to_owned()]));
+    }
+
+    #[test]
+    fn option_values_and_git_content_paths() {
+        let values = |src: &str| option_values(&first(src)).join(" ");
+        assert_eq!(values("wc --files0-from=.env -l"), ".env");
+        assert_eq!(values("git log --format=%H --since= -- --x=y"), "%H");
+        assert_eq!(values("grep --include=*.rs -r x ."), "");
+        assert_eq!(values("ls --color=$C"), "");
+        let git = |src: &str| git_content_paths(&first(src)).join(" ");
+        assert_eq!(git("git show :.env HEAD:./src/a.rs"), ".env src/a.rs");
+        assert_eq!(git("git -C sub cat-file -p v1:secrets/k"), "secrets/k");
+        assert_eq!(git("git log -p -- .env src"), ".env src");
+        assert_eq!(git("git show origin/main:x"), "");
+        assert_eq!(git("git diff -- a"), "");
+        assert_eq!(git("git push origin HEAD:main"), "");
     }
 
     #[test]
