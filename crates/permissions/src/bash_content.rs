@@ -149,10 +149,9 @@ pub(crate) fn bash_content<'b>(
         // directories it is not read-only any more); `cd` only has to stay inside. The
         // operands of any command that is not read-only may be read or written (`tee f`,
         // `sed -i … f`, `cp f …`), so Read and Edit deny and ask rules both hold against
-        // them.
-        // Of a command that writes its operands (`cp`'s last, all of `mv`'s) or where its
-        // options say (`-o F`, `--output=F`), a protected path is a protected write, whatever
-        // rule allows the command.
+        // them; of a command that writes its operands (`cp`'s last, all of `mv`'s) or where
+        // its options say (`-o F`, `--output=F`), a protected path is a protected write,
+        // whatever rule allows the command.
         if !command_read_only {
             let first_written = first_written_operand(cmd, program, operands.len());
             for (at, arg) in operands.iter().enumerate() {
@@ -173,11 +172,13 @@ pub(crate) fn bash_content<'b>(
                 check.operand(cmd, arg, &["Read"], Access::Read);
             }
         }
-        // Files named in `--name=VALUE` options, and what git prints of a repository's files.
+        // Files named in `--name=VALUE` options, and what git prints of a repository's files
+        // (read, unless the command is not read-only).
         let named = option_values(cmd);
         let git_paths = if program == "git" { git_content_paths(cmd) } else { Strs::new() };
+        let families: &[&str] = if command_read_only { &["Read"] } else { &["Read", "Edit"] };
         for value in named.iter().chain(&git_paths) {
-            check.operand(cmd, value, &["Read", "Edit"], Access::Change { written: false });
+            check.operand(cmd, value, families, Access::Change { written: false });
         }
         if command_read_only {
             // A recursive read (`grep -r`, `rg`) reads every file below its folders.

@@ -619,7 +619,8 @@ fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Optio
             Some((option, _)) => (option, true),
             None => (value, value.len() > 2 && !value.starts_with("--")),
         };
-        let option = if attached && !option.starts_with("--") { &option[..2] } else { option };
+        // (`-Cdir`: the option is the first two bytes; `get` keeps a multibyte letter whole.)
+        let option = if attached && !option.starts_with("--") { option.get(..2).unwrap_or(option) } else { option };
         if matches!(option, "-C" | "--directory" | "--cd" | "--chdir") {
             strip.chdir = true;
         }
@@ -1029,7 +1030,8 @@ impl<'s> Walker<'s, '_, '_> {
                 // `xargs` stays a command of its own, so that a rule on it can match.
                 let wrapped = wrapped_from.map(|(from, leading)| (&words[from..], leading));
                 self.push_command(&words[i..], assignments.clone(), wrappers.clone(), chdir, wrapped);
-                self.fed_payload(&words[next..], stripped.replace.as_deref(), "xargs", stripped.replace.is_none());
+                let replace = stripped.replace.as_deref();
+                self.fed_payload(&words[next..], replace.as_slice(), "xargs", replace.is_none());
             }
             if wrapper == Wrapper::Exec && !words[next].is_static() {
                 self.out.hazard(Hazard::DynamicEval { command: excerpt(&name.value) });
@@ -1389,7 +1391,7 @@ impl<'s> Walker<'s, '_, '_> {
                 }
                 end += 1;
             }
-            self.fed_payload(&words[start..end], Some("{}"), "find", false);
+            self.fed_payload(&words[start..end], &["{}"], "find", false);
             self.payload(&words[start..end], wrappers.clone());
             k = end + 1;
         }
@@ -1401,9 +1403,10 @@ impl<'s> Walker<'s, '_, '_> {
     /// script holds it (`xargs -I{} sh -c '{}'`, not `sh -c '…' _ {}`), or, where the launcher
     /// `appends` what it reads, one given neither (`xargs sh`): [`Hazard::DynamicEval`].
     #[inline(never)]
-    fn fed_payload(&mut self, payload: &[Word<'s>], replace: Option<&str>, launcher: &str, appends: bool) {
+    fn fed_payload(&mut self, payload: &[Word<'s>], replace: &[&str], launcher: &str, appends: bool) {
         let Some((program, args)) = payload.split_first() else { return };
-        if replace.is_some_and(|r| !r.is_empty() && program.value.contains(r)) {
+        let holds = |word: &Word<'s>| replace.iter().any(|r| !r.is_empty() && word.value.contains(r));
+        if holds(program) {
             self.out.hazard(Hazard::DynamicCommandName { text: excerpt(&program.value) });
             return;
         }
@@ -1411,7 +1414,6 @@ impl<'s> Walker<'s, '_, '_> {
         if !is_bash_like_shell(shell) {
             return;
         }
-        let holds = |word: &Word<'s>| replace.is_some_and(|r| !r.is_empty() && word.value.contains(r));
         // The script: the string after `-c` (or a cluster with `c`), else the first operand.
         let runs_string =
             |word: &&Word<'s>| word.value.starts_with('-') && !word.value.starts_with("--") && word.value.contains('c');
@@ -1438,6 +1440,10 @@ impl<'s> Walker<'s, '_, '_> {
             }
             let start = k + 1;
             let end = words[start..].iter().position(|word| word.value == ";").map_or(words.len(), |p| start + p);
+            // fd appends the path where no placeholder stands in the command.
+            const PLACEHOLDERS: &[&str] = &["{}", "{/}", "{//}", "{.}", "{/.}"];
+            let placed = words[start..end].iter().any(|w| PLACEHOLDERS.iter().any(|p| w.value.contains(p)));
+            self.fed_payload(&words[start..end], PLACEHOLDERS, "fd", !placed);
             self.payload(&words[start..end], wrappers.clone());
             k = end + 1;
         }
