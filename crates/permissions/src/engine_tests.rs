@@ -177,8 +177,15 @@ fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
     assert_eq!(allow_apt.decision.behavior, Deny, "the sudo deny beats the sudo allow");
     let e = permissive.evaluate(&bash, &json!({"command": "sudo mkdir -p a*"}), &ctx(Dflt), None);
     assert_eq!(e.suggestions, ["Bash(sudo mkdir -p a\\*)"], "the command itself, not a prefix of sudo");
-    let e = permissive.evaluate(&bash, &json!({"command": "poetry run pytest -x"}), &ctx(Dflt), None);
-    assert_eq!(e.suggestions, ["Bash(poetry run pytest:*)"], "a runner's form is safe to suggest as a prefix");
+    for (command, rule) in [
+        ("poetry run pytest -x", "Bash(poetry run pytest:*)"),
+        ("bundle exec rspec spec/a_spec.rb", "Bash(bundle exec rspec:*)"),
+        ("uv run --frozen cargo test -p x", "Bash(uv run --frozen cargo test:*)"),
+        ("bundle exec sudo ls", "Bash(bundle exec sudo ls)"),
+    ] {
+        let e = permissive.evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(e.suggestions, [rule], "a runner's form and the prefix of what it runs, never the runner alone");
+    }
     let e = engine.evaluate(&bash, &json!({"command": "timeout 5 sudo ls"}), &ctx(Dflt), None);
     assert!(
         e.decision.message.starts_with("the command `sudo ls`: denied by the rule Bash(sudo:*)"),

@@ -133,10 +133,17 @@ pub(crate) fn suggest_rules_with(
                     // assignment in front): suggesting one would promise what it cannot do.
                     return Vec::new();
                 }
-                let by_runner = cmd.wrapped.as_ref().is_some_and(|w| {
-                    w.joined.split(' ').next().is_some_and(|first| crate::bash::is_runner(crate::bash::basename(first)))
-                });
-                if let Some(wrapped) = cmd.wrapped.as_ref().filter(|_| !by_runner) {
+                // Through project runners only (`uv run pytest`): the runner's words, then the
+                // prefix of what it runs, as for any command.
+                let argv = cmd.argv.iter().map(|a| &**a).collect::<Vec<_>>().join(" ");
+                let runner = cmd
+                    .wrapped
+                    .as_ref()
+                    .filter(|_| cmd.wrappers.iter().all(|w| crate::bash::is_runner(crate::bash::basename(w))))
+                    .and_then(|w| w.joined.strip_suffix(argv.as_str()))
+                    .map(str::trim_end)
+                    .filter(|runner| !runner.is_empty());
+                if let Some(wrapped) = cmd.wrapped.as_ref().filter(|_| runner.is_none()) {
                     // Run through a wrapper rules keep (`sudo`, `env` …): no prefix of it is safe
                     // to suggest (`sudo:*` would allow anything as root); the command as it is.
                     let rule = format!("{name}({})", escape_exact(&wrapped.joined));
@@ -148,11 +155,7 @@ pub(crate) fn suggest_rules_with(
                     }
                     continue;
                 }
-                // Through a project's runner (`uv run pytest`), the prefix of the runner's form.
-                let words: Vec<&str> = match (&cmd.wrapped, by_runner) {
-                    (Some(wrapped), true) => wrapped.joined.split(' ').take_while(|w| !w.starts_with('-')).collect(),
-                    _ => cmd.argv.iter().map(|a| &**a).take_while(|w| !w.starts_with('-')).collect(),
-                };
+                let words: Vec<&str> = cmd.argv.iter().map(|a| &**a).take_while(|w| !w.starts_with('-')).collect();
                 let Some(first) = words.first() else { continue };
                 let mut keep = 1;
                 if SUBCOMMAND_TOOLS.contains(first) && words.len() > 1 {
@@ -161,7 +164,8 @@ pub(crate) fn suggest_rules_with(
                         keep = 3;
                     }
                 }
-                let prefix = escape(&words[..keep.min(words.len())].join(" "));
+                let own = words[..keep.min(words.len())].join(" ");
+                let prefix = escape(&runner.map_or(own.clone(), |runner| format!("{runner} {own}")));
                 let rule = crate::engine::concat(&[name, "(", &prefix, ":*)"]);
                 if !out.contains(&rule) {
                     out.push(rule);
