@@ -515,6 +515,12 @@ const STRUCTURE: &[Case] = &[
     c("git clone -u \"$P\" repo", &[Hazards(&["DynamicEval:git clone"])]),
     c("git push --receive-pack=evil origin", &[Cmds(&["git push --receive-pack=evil origin", "evil"])]),
     c("git log -x --exec=x", &[Cmds(&["git log -x --exec=x"])]),
+    c("git clone -c core.hooksPath=/tmp/h https://x/r", &[Hazards(&["GitConfigOverride"])]),
+    c("git clone --config=core.fsmonitor=x r", &[Hazards(&["GitConfigOverride"])]),
+    c("git clone --template=/tmp/t https://x/r", &[Hazards(&["UnfollowedLauncher:git clone --template"])]),
+    c("git init --template /tmp/t", &[Hazards(&["UnfollowedLauncher:git init --template"])]),
+    c("git clone --depth 1 https://x/r", &[Hazards(&[])]),
+    c("git init -q", &[Hazards(&[])]),
     // Git configuration a later git runs.
     c("git config core.pager 'rm -rf ~' && git log", &[Hazards(&["GitConfigOverride"])]),
     c("git config --global alias.x '!rm -rf ~'", &[Hazards(&["GitConfigOverride"])]),

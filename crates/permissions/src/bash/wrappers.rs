@@ -1286,9 +1286,27 @@ impl<'s> Walker<'s, '_, '_> {
     /// --open-files-in-pager`, `send-email --*-cmd` and the transport commands
     /// (`--upload-pack`, `--receive-pack`, `--exec`), each parsed as a command string; and
     /// the command `bisect run` runs. One known only at run time is [`Hazard::DynamicEval`].
+    /// `clone`/`init` given configuration (`-c`) is [`Hazard::GitConfigOverride`], and given
+    /// a template folder of hooks (`--template`) [`Hazard::UnfollowedLauncher`].
     #[inline(never)]
     fn git_payloads(&mut self, sub: &str, args: &[Word<'s>]) {
         let dynamic = |this: &mut Self| this.out.hazard(Hazard::DynamicEval { command: format!("git {sub}") });
+        if matches!(sub, "clone" | "init") {
+            // The new repository's configuration (`-c core.hooksPath=…`, which the checkout of
+            // `clone` already runs) and hooks copied from a template folder.
+            let options = args.iter().take_while(|w| w.value != "--");
+            for word in options {
+                let value = &*word.value;
+                if matches!(value, "-c" | "--config")
+                    || value.starts_with("--config=")
+                    || (value.starts_with("-c") && sub == "clone")
+                {
+                    self.out.hazard(Hazard::GitConfigOverride);
+                } else if value == "--template" || value.starts_with("--template=") {
+                    self.out.hazard(Hazard::UnfollowedLauncher { launcher: format!("git {sub} --template") });
+                }
+            }
+        }
         match sub {
             "submodule" => {
                 // `submodule [--quiet] foreach [--recursive] COMMAND…`: the words, joined, are
