@@ -135,13 +135,14 @@ pub(crate) fn suggest_rules_with(
                 }
                 // Through project runners only (`uv run pytest`): the runner's words, then the
                 // prefix of what it runs, as for any command.
-                let argv = cmd.argv.iter().map(|a| &**a).collect::<Vec<_>>().join(" ");
                 let runner = cmd
                     .wrapped
                     .as_ref()
                     .filter(|_| cmd.wrappers.iter().all(|w| crate::bash::is_runner(crate::bash::basename(w))))
-                    .and_then(|w| w.joined.strip_suffix(argv.as_str()))
-                    .map(str::trim_end)
+                    .and_then(|w| {
+                        let argv = cmd.argv.iter().map(|a| &**a).collect::<Vec<_>>().join(" ");
+                        Some(w.joined.strip_suffix(argv.as_str())?.trim_end().to_owned())
+                    })
                     .filter(|runner| !runner.is_empty());
                 if let Some(wrapped) = cmd.wrapped.as_ref().filter(|_| runner.is_none()) {
                     // Run through a wrapper rules keep (`sudo`, `env` …): no prefix of it is safe

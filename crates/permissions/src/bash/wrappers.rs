@@ -97,7 +97,18 @@ fn wrapper_kind(value: &str) -> Option<Wrapper> {
 /// Whether `program` is a project's runner ([`runner_payload`] says what it runs): it runs
 /// the project's own code first (a Gemfile, an `.envrc`), so nothing it runs is read-only.
 pub(crate) fn is_runner(program: &str) -> bool {
-    matches!(program, "poetry" | "pipenv" | "uv" | "bundle" | "yarn" | "pnpm" | "direnv" | "mise")
+    runner_subcommands(program).is_some()
+}
+
+/// The subcommands with which a project's runner runs a command, or `None` when `program`
+/// is not a runner.
+fn runner_subcommands(program: &str) -> Option<&'static [&'static str]> {
+    Some(match program {
+        "poetry" | "pipenv" | "uv" => &["run"],
+        "bundle" | "yarn" | "pnpm" | "direnv" => &["exec"],
+        "mise" => &["exec", "x"],
+        _ => return None,
+    })
 }
 
 /// The last path component of a command name (`/bin/rm` → `rm`).
@@ -604,12 +615,7 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
 /// are skipped (`uv run --frozen --with x pytest`).
 fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Option<usize> {
     let name = basename(&words[at].value);
-    let sub_names: &[&str] = match name {
-        "poetry" | "pipenv" | "uv" => &["run"],
-        "bundle" | "yarn" | "pnpm" | "direnv" => &["exec"],
-        "mise" => &["exec", "x"],
-        _ => return None,
-    };
+    let sub_names = runner_subcommands(name)?;
     // Global options: `-C DIR`/`--directory DIR` change directory; other known ones that
     // take a value skip it.
     let mut j = at + 1;
@@ -810,6 +816,9 @@ fn schedules_commands(program: &str, args: &[Word<'_>]) -> bool {
         "source-file",
         "source",
     ];
+    if !matches!(program, "tmux" | "screen" | "at" | "batch" | "crontab") {
+        return false;
+    }
     let has = |names: &[&str]| args.iter().any(|word| word.is_static() && names.contains(&&*word.value));
     // A word known only at run time may be anything.
     let dynamic = args.iter().any(|word| !word.is_static());
