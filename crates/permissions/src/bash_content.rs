@@ -74,7 +74,7 @@ pub(crate) fn bash_content<'b>(
     let mut allows: SmallVec<[Option<&'b CompiledRule>; 4]> = SmallVec::new();
     for cmd in &analysis.commands {
         let spelled = Spellings::of(cmd);
-        let found = commands.find_each(rules, &spelled.as_slice(), spelled.allow_mask);
+        let found = commands.find_each(rules, &spelled.as_slice(), spelled.allow_mask, spelled.exact_allows);
         for (rule, slot) in [(found.deny, &mut content.deny), (found.ask, &mut content.ask)] {
             if slot.is_none()
                 && let Some(r) = rule
@@ -615,11 +615,14 @@ struct Spellings<'c> {
     all: SmallVec<[Cow<'c, str>; 3]>,
     /// Bit `k` set: allow rules are tried against `all[k]`.
     allow_mask: u32,
+    /// Only allow rules naming the whole command apply (it runs through `setsid` …).
+    exact_allows: bool,
 }
 
 impl<'c> Spellings<'c> {
     fn of(cmd: &'c SimpleCommand<'_>) -> Self {
-        let mut spellings = Spellings { all: SmallVec::new(), allow_mask: 0 };
+        let exact_allows = cmd.wrappers.iter().any(|w| crate::bash::allows_exact_rules_only(w));
+        let mut spellings = Spellings { all: SmallVec::new(), allow_mask: 0, exact_allows };
         let wrapped = cmd.wrapped.as_ref();
         let plain_allows = wrapped.is_none();
         if !joins_to(&cmd.argv, &cmd.text) {

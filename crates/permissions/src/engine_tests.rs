@@ -194,6 +194,38 @@ fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
     );
 }
 
+/// What runs through `setsid`, `ionice`, `taskset` or `chrt` is allowed only by a rule that
+/// names the whole command: Claude Code never prefix-approves these, so `Bash(setsid:*)` does
+/// not allow `setsid rm -rf x`. A wrapper that runs nothing (`ionice -p PID`) is a command of
+/// its own, which a prefix rule may allow.
+#[test]
+fn commands_started_through_setsid_or_ionice_are_allowed_only_by_exact_rules() {
+    let s = settings(json!({"permissions": {"allow": [
+        "Bash(setsid:*)", "Bash(ionice -c3:*)", "Bash(taskset *)", "Bash(chrt:*)", "Bash(setsid -f npm run dev)",
+        "Bash(make:*)",
+    ]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for (command, behavior) in [
+        ("setsid rm -rf x", Ask),
+        ("setsid -f make", Ask),
+        ("/usr/bin/setsid make", Ask),
+        ("ionice -c3 make", Ask),
+        ("taskset -c 0 make", Ask),
+        ("chrt 10 make", Ask),
+        ("timeout 5 setsid make", Ask),
+        ("setsid -f npm run dev", Allow),
+        ("ionice -c3 -p 4242", Allow),
+        ("setsid --version", Allow),
+        ("make all", Allow),
+    ] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.decision.message);
+    }
+    let e = engine.evaluate(&bash, &json!({"command": "setsid -f make all"}), &ctx(Dflt), None);
+    assert_eq!(e.suggestions, ["Bash(setsid -f make all)"], "the rule suggested is one that would apply");
+}
+
 #[test]
 fn bash_table() {
     let engine = project_engine();

@@ -137,9 +137,16 @@ impl CommandIndex {
 
     /// The first deny, ask and allow rule, in settings order, whose pattern matches one of
     /// `commands` (the spellings of one command); allow rules are tried against the spellings
-    /// whose bit is set in `allow_mask` only (bit `k` for `commands[k]`). One pass over the
-    /// rules the first words name.
-    pub fn find_each<'r>(&self, rules: &'r [CompiledRule], commands: &[&str], allow_mask: u32) -> Found<'r> {
+    /// whose bit is set in `allow_mask` only (bit `k` for `commands[k]`), and, when
+    /// `exact_allows`, only those that name a whole command (no `prefix:*`, no `*`). One pass
+    /// over the rules the first words name.
+    pub fn find_each<'r>(
+        &self,
+        rules: &'r [CompiledRule],
+        commands: &[&str],
+        allow_mask: u32,
+        exact_allows: bool,
+    ) -> Found<'r> {
         let mut best: [Option<usize>; 3] = [None; 3];
         let mut last: Option<(&str, &[usize])> = None;
         for (k, command) in commands.iter().enumerate() {
@@ -153,7 +160,10 @@ impl CommandIndex {
                 for &i in list {
                     let rule = &rules[i];
                     let slot = slot(rule.behavior());
-                    if slot == 2 && allow_mask >> k & 1 == 0 {
+                    if slot == 2
+                        && (allow_mask >> k & 1 == 0
+                            || exact_allows && !matches!(rule.spec, Spec::Command(CommandPattern::Exact(_))))
+                    {
                         continue;
                     }
                     // Each list is in settings order: past the best so far, nothing is better.

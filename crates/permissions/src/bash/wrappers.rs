@@ -62,6 +62,22 @@ impl Wrapper {
     }
 }
 
+impl Wrapper {
+    /// Whether only a rule naming the whole command may allow what this wrapper runs, never a
+    /// prefix or a wildcard: Claude Code never prefix-approves `setsid` and `ionice` (nor
+    /// `watch` and `flock`, which the analysis does not follow at all), and `taskset` and
+    /// `chrt` start a command the same way, so `Bash(setsid:*)` would approve any command.
+    fn exact_rules_only(self) -> bool {
+        matches!(self, Wrapper::Setsid | Wrapper::Ionice | Wrapper::Taskset | Wrapper::Chrt)
+    }
+}
+
+/// Whether `wrapper`, stripped from a command, leaves its allow rules to exact ones only
+/// (see `Wrapper::exact_rules_only`).
+pub(crate) fn allows_exact_rules_only(wrapper: &str) -> bool {
+    wrapper_kind(wrapper).is_some_and(Wrapper::exact_rules_only)
+}
+
 /// The wrapper a command name stands for: a bare name or an absolute path to one
 /// (`/usr/bin/env`); a relative path (`./timeout`) is a program of its own.
 fn wrapper_kind(value: &str) -> Option<Wrapper> {
