@@ -582,6 +582,10 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
         "tmux send-keys -t 0 'rm -rf ~' Enter",
         "echo '* * * * * rm -rf ~' | crontab -",
         "uv --cache-dir /tmp run pytest",
+        "hyperfine 'rm -rf ~'",
+        "chronic rm -rf ~",
+        "hash -p /bin/rm ls; ls -rf ~",
+        "mapfile -C 'rm -rf ~ #' -c 1 < list",
     ] {
         let message = never_approved_automatically(&engine, command);
         assert!(

@@ -753,8 +753,9 @@ pub(super) fn xargs_payload(argv: &[Text<'_>]) -> Option<usize> {
 
 /// Whether `program` runs a command given in its arguments in a way the analysis does not
 /// follow: under another root, user or namespace (`chroot`, `su`, `unshare`, `bwrap`), as a
-/// shell string (`watch`, `flock -c`, `script -c`, `parallel`), as an applet (`busybox`), or
-/// after options not modelled here (`strace`, `valgrind`, `xvfb-run` …). Each is
+/// shell string (`watch`, `flock -c`, `script -c`, `parallel`, `hyperfine`), as an applet
+/// (`busybox`), in a container or job system (`systemd-nspawn`, `srun`), or after options not
+/// modelled here (`strace`, `valgrind`, `xvfb-run`, `chronic` …). Each is
 /// [`Hazard::UnfollowedLauncher`].
 fn is_unfollowed_launcher(program: &str) -> bool {
     matches!(
@@ -800,6 +801,53 @@ fn is_unfollowed_launcher(program: &str) -> bool {
             | "catchsegv"
             | "entr"
             | "caffeinate"
+            // Benchmark and retry runners, which take shell strings (`hyperfine 'cmd'`).
+            | "hyperfine"
+            | "watchexec"
+            | "nodemon"
+            | "concurrently"
+            // Runners of one command under changed conditions, with options not modelled.
+            | "chronic"
+            | "ifne"
+            | "rlwrap"
+            | "cpulimit"
+            | "eatmydata"
+            | "nocache"
+            | "trickle"
+            | "tsocks"
+            | "nocorrect"
+            | "cross-env"
+            | "env-cmd"
+            // Under another user, label or capability set.
+            | "gosu"
+            | "su-exec"
+            | "setpriv"
+            | "runcon"
+            | "capsh"
+            | "aa-exec"
+            | "run0"
+            | "chpst"
+            | "setuidgid"
+            | "softlimit"
+            | "envdir"
+            | "envuidgid"
+            // In a container, sandbox or job system.
+            | "schroot"
+            | "systemd-nspawn"
+            | "flatpak-spawn"
+            | "distrobox-enter"
+            | "lxc-attach"
+            | "lxc-execute"
+            | "sandbox-exec"
+            | "tini"
+            | "dumb-init"
+            | "daemonize"
+            | "start-stop-daemon"
+            | "tsp"
+            | "nq"
+            | "mpirun"
+            | "mpiexec"
+            | "srun"
     )
 }
 
@@ -850,6 +898,31 @@ fn schedules_commands(program: &str, args: &[Word<'_>]) -> bool {
         "crontab" => dynamic || !has(&["-l", "-r", "-V"]),
         _ => false,
     }
+}
+
+/// Whether the bash builtin `program`, given `args`, runs what the analysis cannot list:
+/// `hash -p FILE NAME` makes a later `NAME` run `FILE`, `enable -f LIB` loads a builtin from a
+/// shared object, `fc` (but for `fc -l`, which lists) runs commands of the history, and
+/// `mapfile -C`/`readarray -C` evaluate a callback with each line read. A word known only at
+/// run time may be any of these options.
+fn builtin_runs_unseen(program: &str, args: &[Word<'_>]) -> bool {
+    let option = match program {
+        "hash" => 'p',
+        "enable" => 'f',
+        "mapfile" | "readarray" => 'C',
+        "fc" => {
+            let lists = args.iter().any(|word| is_short_flag_with(word, 'l'));
+            return !lists || args.iter().any(|word| !word.is_static());
+        }
+        _ => return false,
+    };
+    args.iter().any(|word| !word.is_static() || is_short_flag_with(word, option))
+}
+
+/// Whether `word` is a cluster of short options (`-rp`) that includes `flag`.
+fn is_short_flag_with(word: &Word<'_>, flag: char) -> bool {
+    word.is_static()
+        && word.value.strip_prefix('-').is_some_and(|cluster| !cluster.starts_with('-') && cluster.contains(flag))
 }
 
 /// Whether `git config ARGS` may set a key whose value git runs as a command (`core.pager`,
@@ -1243,7 +1316,11 @@ impl<'s> Walker<'s, '_, '_> {
                 }
             }
             shell if is_bash_like_shell(shell) => self.shell_string(words, name, outer(self)),
-            launcher if is_unfollowed_launcher(launcher) || schedules_commands(launcher, &words[1..]) => {
+            launcher
+                if is_unfollowed_launcher(launcher)
+                    || schedules_commands(launcher, &words[1..])
+                    || builtin_runs_unseen(launcher, &words[1..]) =>
+            {
                 self.out.hazard(Hazard::UnfollowedLauncher { launcher: launcher.to_owned() });
             }
             "fish" | "csh" | "tcsh" | "nu" | "elvish" | "xonsh" | "pwsh" | "powershell" => {
