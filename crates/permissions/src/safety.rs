@@ -76,7 +76,10 @@ pub fn protected_path_reason(path: &Path) -> Option<String> {
         {
             return Some(format!("{} is protected configuration", path.display()));
         }
-        if is_last && (dir || PROTECTED_FILES.iter().any(|f| f.eq_ignore_ascii_case(name))) {
+        if is_last && dir {
+            return Some(format!("{} is a protected directory", path.display()));
+        }
+        if is_last && PROTECTED_FILES.iter().any(|f| f.eq_ignore_ascii_case(name)) {
             return Some(format!("{} is a protected file", path.display()));
         }
     }
@@ -159,6 +162,13 @@ mod tests {
             ("/h/.Config/Git/config", true),
         ] {
             assert_eq!(protected_path_reason(Path::new(path)).is_some(), protected, "{path}");
+        }
+        for (path, reason) in [
+            ("/r/.git", "/r/.git is a protected directory"),
+            ("/r/.git/config", "/r/.git/config is inside .git/, a protected directory"),
+            ("/h/.zshrc", "/h/.zshrc is a protected file"),
+        ] {
+            assert_eq!(protected_path_reason(Path::new(path)).as_deref(), Some(reason));
         }
     }
 
