@@ -334,6 +334,20 @@ impl Check<'_, '_, '_> {
         }
         if access == (Access::Change { written: true }) {
             self.protected(&forms);
+            // A file command's write outside the working directories: as for a read, the
+            // rule that allows the command does not vouch for where it writes (`Bash(rm:*)`
+            // and `rm -rf /etc/nginx`).
+            if !crate::bash::is_exempt_device(arg) && !self.paths.inside(&forms) {
+                let shown = self.outside_form(&forms);
+                self.outside(|| format!("`{}` writes {shown}, outside the working directories", cmd.text));
+            }
+        } else if access == (Access::Change { written: false })
+            && cmd.argv.first().is_some_and(|p| basename(p) == "cp")
+            && !self.paths.inside(&forms)
+        {
+            // What `cp` copies from outside is read there, as `cat` would read it.
+            let shown = self.outside_form(&forms);
+            self.outside(|| format!("`{}` reads {shown}, outside the working directories", cmd.text));
         }
         if read_only && !self.paths.inside(&forms) {
             // A read (or a `cd`) outside the working directories: acceptEdits only covers

@@ -551,11 +551,68 @@ fn file_commands_do_not_write_protected_paths_on_a_broad_rule() {
         "mv a src/b",
         "echo x | tee out.log",
         "ln -s a b",
-        "cp .git/HEAD /tmp/head",
+        "cp .git/HEAD head.txt",
         "sed -i s/a/b/ src/x.rs",
     ] {
         assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "rule"), "{command}");
     }
+}
+
+/// What a file command writes outside the working directories (its written operands and
+/// output options), or what `cp` copies from there, is not vouched for by the rule that allows
+/// the command, as a read outside is not: `Bash(rm:*)` does not approve `rm -rf /etc/nginx`. The devices a redirection may
+/// write without a check are exempt, the session's other directories are inside, and
+/// `bypassPermissions` allows it all.
+#[test]
+fn file_commands_allowed_by_a_rule_still_ask_to_write_outside_the_working_directories() {
+    let rules: Vec<String> = ["rm", "cp", "mv", "touch", "mkdir", "tee", "sed", "ln", "curl", "sort"]
+        .iter()
+        .map(|c| format!("Bash({c}:*)"))
+        .collect();
+    let s = settings(json!({"permissions": {"allow": rules}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for (command, shown) in [
+        ("rm -rf /etc/nginx", "/etc/nginx"),
+        ("cp build/app /usr/local/bin/app", "/usr/local/bin/app"),
+        ("mv notes.txt ../elsewhere/", "/elsewhere"),
+        ("touch ~/.hushlogin", "/home/u/.hushlogin"),
+        ("mkdir -p /opt/app", "/opt/app"),
+        ("echo x | tee -a /etc/hosts", "/etc/hosts"),
+        ("sed -i s/a/b/ /etc/hosts", "/etc/hosts"),
+        ("ln -sf /repo/bin/tool /usr/local/bin/tool", "/usr/local/bin/tool"),
+        ("curl -sSLo /usr/local/bin/tool https://example.com/tool", "/usr/local/bin/tool"),
+        ("sort -o /tmp/sorted names.txt", "/tmp/sorted"),
+    ] {
+        let shown = format!("writes {shown}");
+        let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(e.decision.behavior, Ask, "{command}: {}", e.decision.message);
+        assert!(
+            e.decision.message.contains(&format!("{shown}, outside the working directories")),
+            "{command}: {}",
+            e.decision.message
+        );
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Bypass, None), (Allow, "mode"), "{command}");
+    }
+    let e = engine.evaluate(&bash, &json!({"command": "cp ~/.ssh/id_rsa key"}), &ctx(Dflt), None);
+    assert!(
+        e.decision.message.contains("reads /home/u/.ssh/id_rsa, outside the working directories"),
+        "{}",
+        e.decision.message
+    );
+    for command in [
+        "rm -rf build",
+        "cp -r src dist",
+        "curl -s -o /dev/null -w '%{http_code}' https://example.com",
+        "echo done | tee /dev/stderr",
+        "cp a /repo/b",
+    ] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "rule"), "{command}");
+    }
+    let mut with_tmp = ctx(Dflt);
+    with_tmp.roots.push("/tmp".into());
+    let e = engine.evaluate(&bash, &json!({"command": "sort -o /tmp/sorted names.txt"}), &with_tmp, None);
+    assert_eq!(e.decision.behavior, Allow, "another directory of the session is inside: {}", e.decision.message);
 }
 
 /// `bypassPermissions` stays bound by the deny rules and the critical-path checks, so a

@@ -1227,7 +1227,7 @@ fn is_descriptor(value: &str) -> bool {
 }
 
 /// Whether a write to `path` is exempt: `/dev/null`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`.
-fn is_exempt_device(path: &str) -> bool {
+pub(crate) fn is_exempt_device(path: &str) -> bool {
     matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr")
         || path.strip_prefix("/dev/fd/").is_some_and(|fd| !fd.is_empty() && fd.bytes().all(|b| b.is_ascii_digit()))
 }
