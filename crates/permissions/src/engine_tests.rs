@@ -194,6 +194,28 @@ fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
     );
 }
 
+/// The rules suggested for a call allow it once saved: a redirection's target needs an Edit
+/// rule beside the command's own (`npm test > out.log` is `Bash(npm test:*)` and `Edit(/**)`),
+/// and a target known only at run time gets no suggestion, since no rule could name it.
+#[test]
+fn the_rules_suggested_for_a_bash_call_allow_it() {
+    let bash = tool("Bash");
+    for (command, rules) in [
+        ("npm test > out.log", &["Bash(npm test:*)", "Edit(/**)"][..]),
+        ("echo done >> build/status.txt", &["Edit(/build/**)"]),
+        ("cargo test 2> /tmp/err.log", &["Bash(cargo test:*)", "Edit(//tmp/**)"]),
+        ("make > a.log && make install > a.log", &["Bash(make:*)", "Bash(make install:*)", "Edit(/**)"]),
+    ] {
+        let e = empty_engine().evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(e.suggestions, rules, "{command}");
+        let saved = settings(json!({"permissions": {"allow": rules}}));
+        let engine = PermissionEngine::builder(saved).home(Some("/home/u".into())).cwd("/repo").build();
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "rule"), "{command}");
+    }
+    let e = empty_engine().evaluate(&bash, &json!({"command": "npm test > \"$LOG\""}), &ctx(Dflt), None);
+    assert!(e.suggestions.is_empty(), "{:?}", e.suggestions);
+}
+
 /// What runs through `setsid`, `ionice`, `taskset` or `chrt` is allowed only by a rule that
 /// names the whole command: Claude Code never prefix-approves these, so `Bash(setsid:*)` does
 /// not allow `setsid rm -rf x`. A wrapper that runs nothing (`ionice -p PID`) is a command of

@@ -175,19 +175,23 @@ pub(crate) fn suggest_rules_with(
                     break;
                 }
             }
+            // A redirection writes its target, which only an Edit rule approves (the command's
+            // own rule does not): the rule for the target's folder, as for a Write there.
+            for write in &analysis.writes {
+                if write.dynamic {
+                    // No rule can name a target known only at run time.
+                    return Vec::new();
+                }
+                let rule = folder_rule("Edit", ctx, &write.path);
+                if out.len() < 5 && !out.contains(&rule) {
+                    out.push(rule);
+                }
+            }
             out
         }
         Family::Read | Family::Edit => {
             let Some(target) = tool.permission_target(input) else { return vec![name.to_owned()] };
-            let path = ctx.resolve_path(target);
-            let dir = path.parent().unwrap_or(&path);
-            let rule_tool = Family::of(name).rule_tool(name);
-            let spec = match dir.strip_prefix(&ctx.cwd) {
-                Ok(rel) if rel.as_os_str().is_empty() => "/**".to_owned(),
-                Ok(rel) => format!("/{}/**", rel.display()),
-                Err(_) => format!("/{}/**", dir.display()),
-            };
-            vec![format!("{rule_tool}({})", escape(&spec))]
+            vec![folder_rule(Family::of(name).rule_tool(name), ctx, &target)]
         }
         Family::Web => match tool.permission_target(input) {
             Some(host) => vec![format!("WebFetch(domain:{host})")],
@@ -200,6 +204,19 @@ pub(crate) fn suggest_rules_with(
         },
         _ => vec![name.to_owned()],
     }
+}
+
+/// The `rule_tool` rule for the folder `target` is in, anchored where the rule is saved: the
+/// working directory (`/src/**`), or the file system's root outside it (`//etc/**`).
+fn folder_rule(rule_tool: &str, ctx: &ToolContext, target: &str) -> String {
+    let path = ctx.resolve_path(target);
+    let dir = path.parent().unwrap_or(&path);
+    let spec = match dir.strip_prefix(&ctx.cwd) {
+        Ok(rel) if rel.as_os_str().is_empty() => "/**".to_owned(),
+        Ok(rel) => format!("/{}/**", rel.display()),
+        Err(_) => format!("/{}/**", dir.display()),
+    };
+    format!("{rule_tool}({})", escape(&spec))
 }
 
 /// `s` as an exact Bash specifier: [`escape`]d, and its stars literal (`\*`), so that it
@@ -333,6 +350,7 @@ mod tests {
         assert_eq!(s("git push origin main"), ["Bash(git push:*)"]);
         assert_eq!(s("./deploy.sh --prod"), ["Bash(./deploy.sh:*)"]);
         assert_eq!(s("ls && make"), ["Bash(make:*)"], "read-only parts need no rule");
+        assert_eq!(s("ls > files.txt"), ["Edit(/**)"], "a redirection needs an Edit rule for its target");
         assert!(s("$(curl x)").is_empty(), "what cannot be analysed gets no rule");
         assert_eq!(s("a1; a2; a3; a4; a5; a6").len(), 5);
         let rules = suggest_rules("Skill", &SkillLike, &json!({"skill": "deploy", "args": "prod"}), &ctx);
