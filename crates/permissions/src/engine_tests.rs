@@ -196,7 +196,9 @@ fn wrappers_claude_code_keeps_stay_part_of_the_command_for_rules() {
 
 /// The rules suggested for a call allow it once saved: a redirection's target needs an Edit
 /// rule beside the command's own (`npm test > out.log` is `Bash(npm test:*)` and `Edit(/**)`),
-/// and a target known only at run time gets no suggestion, since no rule could name it.
+/// a shell's `-c` script is its commands' rules and the shell's up to `-c` (never the bare
+/// shell, which would approve any script file), and a target known only at run time gets no
+/// suggestion, since no rule could name it.
 #[test]
 fn the_rules_suggested_for_a_bash_call_allow_it() {
     let bash = tool("Bash");
@@ -205,6 +207,8 @@ fn the_rules_suggested_for_a_bash_call_allow_it() {
         ("echo done >> build/status.txt", &["Edit(/build/**)"]),
         ("cargo test 2> /tmp/err.log", &["Bash(cargo test:*)", "Edit(//tmp/**)"]),
         ("make > a.log && make install > a.log", &["Bash(make:*)", "Bash(make install:*)", "Edit(/**)"]),
+        ("bash -c 'npm test && ls'", &["Bash(bash -c:*)", "Bash(npm test:*)"]),
+        ("bash -lc 'make' > build.log", &["Bash(bash -lc:*)", "Bash(make:*)", "Edit(/**)"]),
     ] {
         let e = empty_engine().evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
         assert_eq!(e.suggestions, rules, "{command}");

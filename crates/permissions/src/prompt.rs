@@ -165,7 +165,13 @@ pub(crate) fn suggest_rules_with(
                         keep = 3;
                     }
                 }
-                let own = words[..keep.min(words.len())].join(" ");
+                // A shell given its script with `-c` (whose commands are listed, and suggested,
+                // on their own): the shell with its options up to `-c`, never the bare shell,
+                // whose rule would also approve any script file it is handed.
+                let own = match shell_with_c(&cmd.argv) {
+                    Some(options) => options,
+                    None => words[..keep.min(words.len())].join(" "),
+                };
                 let prefix = escape(&runner.map_or(own.clone(), |runner| format!("{runner} {own}")));
                 let rule = crate::engine::concat(&[name, "(", &prefix, ":*)"]);
                 if !out.contains(&rule) {
@@ -204,6 +210,28 @@ pub(crate) fn suggest_rules_with(
         },
         _ => vec![name.to_owned()],
     }
+}
+
+/// For a bash-like shell run with `-c` (or a cluster such as `-lc`), the shell and its words up
+/// to that option (`bash -c`, `sh -O extglob -ec`); `None` for anything else.
+fn shell_with_c(argv: &[std::borrow::Cow<'_, str>]) -> Option<String> {
+    let program = argv.first()?;
+    if !crate::bash::is_bash_like_shell(crate::bash::basename(program)) {
+        return None;
+    }
+    let mut at = 1;
+    while let Some(word) = argv.get(at) {
+        match &**word {
+            // Options that take the next word (`-o pipefail`, `-O extglob`).
+            "-o" | "-O" | "+o" | "+O" => at += 2,
+            option if option.starts_with('-') && !option.starts_with("--") && option.contains('c') => {
+                return Some(argv[..=at].join(" "));
+            }
+            option if option.starts_with(['-', '+']) => at += 1,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The `rule_tool` rule for the folder `target` is in, anchored where the rule is saved: the
@@ -351,6 +379,9 @@ mod tests {
         assert_eq!(s("./deploy.sh --prod"), ["Bash(./deploy.sh:*)"]);
         assert_eq!(s("ls && make"), ["Bash(make:*)"], "read-only parts need no rule");
         assert_eq!(s("ls > files.txt"), ["Edit(/**)"], "a redirection needs an Edit rule for its target");
+        assert_eq!(s("bash -c 'npm test'"), ["Bash(bash -c:*)", "Bash(npm test:*)"], "never the bare shell");
+        assert_eq!(s("sh -O extglob -ec 'make'"), ["Bash(sh -O extglob -ec:*)", "Bash(make:*)"]);
+        assert_eq!(s("bash build.sh"), ["Bash(bash:*)"]);
         assert!(s("$(curl x)").is_empty(), "what cannot be analysed gets no rule");
         assert_eq!(s("a1; a2; a3; a4; a5; a6").len(), 5);
         let rules = suggest_rules("Skill", &SkillLike, &json!({"skill": "deploy", "args": "prod"}), &ctx);

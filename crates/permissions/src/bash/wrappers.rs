@@ -1042,7 +1042,7 @@ fn reads_a_stream(path: &str) -> bool {
 /// Whether `shell` is one whose `-c` string is parsed as Bash. (Shells with a `-c` option
 /// whose language the analyser does not parse are `fish`, `csh`, `tcsh`, `nu`, `elvish`,
 /// `xonsh`, `pwsh` and `powershell`: their strings are dynamic evaluation.)
-fn is_bash_like_shell(shell: &str) -> bool {
+pub(crate) fn is_bash_like_shell(shell: &str) -> bool {
     matches!(shell, "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "posh")
 }
 
