@@ -95,6 +95,14 @@ fn project_engine() -> PermissionEngine {
     PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build()
 }
 
+/// An engine for a session in `/repo` whose project settings allow `Bash(PREFIX:*)` for each
+/// of `prefixes`.
+fn engine_allowing(prefixes: &[&str]) -> PermissionEngine {
+    let rules: Vec<String> = prefixes.iter().map(|c| format!("Bash({c}:*)")).collect();
+    let s = settings(json!({"permissions": {"allow": rules}}));
+    PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build()
+}
+
 fn empty_engine() -> PermissionEngine {
     PermissionEngine::builder(PermissionSettings::default()).home(Some("/home/u".into())).cwd("/repo").build()
 }
@@ -533,13 +541,9 @@ fn critical_paths_ask_a_person_in_every_mode() {
 /// same commands on ordinary paths stay allowed.
 #[test]
 fn file_commands_do_not_write_protected_paths_on_a_broad_rule() {
-    let rules: Vec<String> =
-        ["cp", "mv", "tee", "touch", "ln", "mkdir", "sed", "chmod", "install", "rsync", "git log", "sort", "tar", "go"]
-            .iter()
-            .map(|c| format!("Bash({c}:*)"))
-            .collect();
-    let s = settings(json!({"permissions": {"allow": rules}}));
-    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let engine = engine_allowing(&[
+        "cp", "mv", "tee", "touch", "ln", "mkdir", "sed", "chmod", "install", "rsync", "git log", "sort", "tar", "go",
+    ]);
     let bash = tool("Bash");
     for command in [
         "cp evil .git/hooks/post-checkout",
@@ -586,17 +590,12 @@ fn file_commands_do_not_write_protected_paths_on_a_broad_rule() {
 
 /// What a file command writes outside the working directories (its written operands and
 /// output options), or what `cp` copies from there, is not vouched for by the rule that allows
-/// the command, as a read outside is not: `Bash(rm:*)` does not approve `rm -rf /etc/nginx`. The devices a redirection may
-/// write without a check are exempt, the session's other directories are inside, and
-/// `bypassPermissions` allows it all.
+/// the command, as a read outside is not: `Bash(rm:*)` does not approve `rm -rf /etc/nginx`.
+/// The devices a redirection may write without a check are exempt, the session's other
+/// directories are inside, and `bypassPermissions` allows it all.
 #[test]
 fn file_commands_allowed_by_a_rule_still_ask_to_write_outside_the_working_directories() {
-    let rules: Vec<String> = ["rm", "cp", "mv", "touch", "mkdir", "tee", "sed", "ln", "curl", "sort"]
-        .iter()
-        .map(|c| format!("Bash({c}:*)"))
-        .collect();
-    let s = settings(json!({"permissions": {"allow": rules}}));
-    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let engine = engine_allowing(&["rm", "cp", "mv", "touch", "mkdir", "tee", "sed", "ln", "curl", "sort"]);
     let bash = tool("Bash");
     for (command, shown) in [
         ("rm -rf /etc/nginx", "/etc/nginx"),
