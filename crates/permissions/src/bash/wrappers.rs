@@ -60,9 +60,7 @@ impl Wrapper {
                 | Wrapper::Runner
         )
     }
-}
 
-impl Wrapper {
     /// Whether only a rule naming the whole command may allow what this wrapper runs, never a
     /// prefix or a wildcard: Claude Code never prefix-approves `setsid` and `ionice` (nor
     /// `watch` and `flock`, which the analysis does not follow at all), and `taskset` and
