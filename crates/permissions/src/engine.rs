@@ -868,7 +868,7 @@ fn path_content<'b>(
     let forms = paths.forms(&target);
     let shown = target.display().to_string();
     let matches_any = |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
-    let matches_all = |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().all(|f| p.matches(f)));
+    let matches = |r: &CompiledRule, f: &PathBuf| matches!(&r.spec, Spec::Path(p) if p.matches(f));
     if content.deny.is_none()
         && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Deny).find(|r| matches_any(r))
     {
@@ -880,8 +880,14 @@ fn path_content<'b>(
         content.ask = Some((&r.entry, format!("{name} of {shown}")));
     }
     let inside = paths.inside(&forms);
-    content.allow_rule =
-        content_rules(rules, tool_rules, PermissionBehavior::Allow).find(|r| matches_all(r)).map(|r| &r.entry);
+    // Every form allowed, by a rule each (a link and where it leads): the rule of the path as
+    // written is the one shown.
+    let allow_of = |f: &PathBuf| content_rules(rules, tool_rules, PermissionBehavior::Allow).find(|r| matches(r, f));
+    let mut allows = forms.iter().map(allow_of);
+    content.allow_rule = match allows.next().flatten() {
+        Some(first) if allows.all(|r| r.is_some()) => Some(&first.entry),
+        _ => None,
+    };
     if is_edit {
         content.protected = forms.iter().find_map(|f| protected_path_reason(f));
         content.accept_edits_ok = inside;

@@ -228,6 +228,42 @@ fn the_rules_suggested_for_a_bash_call_allow_it() {
     assert!(e.suggestions.is_empty(), "{:?}", e.suggestions);
 }
 
+/// A path rule suggested for a file tool allows the call once saved: the folder a file is in,
+/// a folder itself (Grep's and Glob's `path`), the root as `//**`, and through a symbolic
+/// link the folder it leads to as well, since an allow rule must match both.
+#[test]
+fn the_path_rules_suggested_for_a_file_tool_allow_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let (repo, elsewhere) = (root.join("repo"), root.join("elsewhere"));
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("notes.txt"), "x").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, repo.join("link")).unwrap();
+    let mut c = ToolContext::new(&repo);
+    c.permission_mode = Dflt;
+    let outside = elsewhere.display().to_string();
+    let read = tool("Read");
+    for (path, rules) in [
+        (format!("{outside}/notes.txt"), vec![format!("Read(/{outside}/**)")]),
+        (outside.clone(), vec![format!("Read(/{outside}/**)")]),
+        ("/".to_owned(), vec!["Read(//**)".to_owned()]),
+        (
+            repo.join("link/notes.txt").display().to_string(),
+            vec!["Read(/link/**)".to_owned(), format!("Read(/{outside}/**)")],
+        ),
+    ] {
+        let none = PermissionEngine::builder(PermissionSettings::default()).home(None).cwd(&repo).build();
+        let e = none.evaluate(&read, &json!({"file_path": path}), &c, None);
+        assert_eq!(e.decision.behavior, Ask, "{path}");
+        assert_eq!(e.suggestions, rules, "{path}");
+        let saved = settings_at(json!({"permissions": {"allow": rules}}), &repo);
+        let engine = PermissionEngine::builder(saved).home(None).cwd(&repo).build();
+        let e = engine.evaluate(&read, &json!({"file_path": path}), &c, None);
+        assert_eq!(e.decision.behavior, Allow, "{path}: {}", e.explain());
+    }
+}
+
 /// What runs through `setsid`, `ionice`, `taskset` or `chrt` is allowed only by a rule that
 /// names the whole command: Claude Code never prefix-approves these, so `Bash(setsid:*)` does
 /// not allow `setsid rm -rf x`. A wrapper that runs nothing (`ionice -p PID`) is a command of
@@ -854,6 +890,13 @@ fn symlinks_and_dot_dot_cannot_escape() {
     assert_eq!(e.decision.behavior, Ask, "{}", e.explain());
     let e = engine2.evaluate(&edit, &json!({"file_path": repo.join("plain.txt")}), &c, None);
     assert_eq!(e.decision.behavior, Ask, "{}", e.explain());
+    // With the target allowed as well (by a rule of its own), the write through the link is.
+    let both = json!(["Edit(/link2/**)", format!("Edit(/{}/**)", free.display())]);
+    let s = settings_at(json!({"permissions": {"allow": both}}), &repo);
+    let engine3 = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let e = engine3.evaluate(&edit, &json!({"file_path": repo.join("link2/new")}), &c, None);
+    assert_eq!(e.decision.behavior, Allow, "{}", e.explain());
+    assert!(e.decision.message.contains("Edit(/link2/**)"), "the rule of the path as written: {}", e.decision.message);
     // `..` is resolved before the working-directory check.
     let e = engine.evaluate(&read, &json!({"file_path": format!("{}/../outside/x", repo.display())}), &c, None);
     assert_eq!(e.decision.behavior, Deny);

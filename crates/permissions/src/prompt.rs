@@ -188,16 +188,16 @@ pub(crate) fn suggest_rules_with(
                     // No rule can name a target known only at run time.
                     return Vec::new();
                 }
-                let rule = folder_rule("Edit", ctx, &write.path);
-                if out.len() < 5 && !out.contains(&rule) {
-                    out.push(rule);
-                }
+                folder_rules("Edit", ctx, &write.path, &mut out);
             }
+            out.truncate(5);
             out
         }
         Family::Read | Family::Edit => {
             let Some(target) = tool.permission_target(input) else { return vec![name.to_owned()] };
-            vec![folder_rule(Family::of(name).rule_tool(name), ctx, &target)]
+            let mut rules = Vec::new();
+            folder_rules(Family::of(name).rule_tool(name), ctx, &target, &mut rules);
+            rules
         }
         Family::Web => match tool.permission_target(input) {
             Some(host) => vec![format!("WebFetch(domain:{host})")],
@@ -234,17 +234,31 @@ fn shell_with_c(argv: &[std::borrow::Cow<'_, str>]) -> Option<String> {
     None
 }
 
-/// The `rule_tool` rule for the folder `target` is in, anchored where the rule is saved: the
-/// working directory (`/src/**`), or the file system's root outside it (`//etc/**`).
-fn folder_rule(rule_tool: &str, ctx: &ToolContext, target: &str) -> String {
+/// Adds to `rules` (each once) the `rule_tool` rule for the folder `target` is in (or for
+/// `target` itself when it is a folder, as the `path` of Glob and Grep is), and, when a
+/// symbolic link leads elsewhere, the rule for the real folder too, since an allow rule must
+/// cover where a link leads as well.
+fn folder_rules(rule_tool: &str, ctx: &ToolContext, target: &str, rules: &mut Vec<String>) {
     let path = ctx.resolve_path(target);
-    let dir = path.parent().unwrap_or(&path);
-    let spec = match dir.strip_prefix(&ctx.cwd) {
+    let dir = if path.is_dir() { path.as_path() } else { path.parent().unwrap_or(&path) };
+    let real = std::fs::canonicalize(dir).ok();
+    for folder in std::iter::once(dir).chain(real.as_deref()) {
+        let rule = format!("{rule_tool}({})", escape(&folder_spec(ctx, folder)));
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+}
+
+/// The specifier of a rule for everything below `dir`, anchored where the rule is saved: the
+/// working directory (`/src/**`), or the file system's root outside it (`//etc/**`, `//**`).
+fn folder_spec(ctx: &ToolContext, dir: &std::path::Path) -> String {
+    match dir.strip_prefix(&ctx.cwd) {
         Ok(rel) if rel.as_os_str().is_empty() => "/**".to_owned(),
         Ok(rel) => format!("/{}/**", rel.display()),
+        Err(_) if dir.parent().is_none() => "//**".to_owned(),
         Err(_) => format!("/{}/**", dir.display()),
-    };
-    format!("{rule_tool}({})", escape(&spec))
+    }
 }
 
 /// `s` as an exact Bash specifier: [`escape`]d, and its stars literal (`\*`), so that it

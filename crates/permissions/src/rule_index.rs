@@ -321,8 +321,9 @@ impl PathRules {
         PathHits(positions.into_iter().map(|at| &rules[self.members[at]]).collect())
     }
 
-    /// The first rule of `family` with `behavior`, in settings order, that matches every one
-    /// of `forms` (what an allow rule must do).
+    /// When every one of `forms` is matched by a rule of `family` with `behavior` (what allow
+    /// rules must do: a link and where it leads both allowed), the first, in settings order,
+    /// that matches the first form (the path as written).
     pub fn all<'r>(
         &self,
         rules: &'r [CompiledRule],
@@ -333,12 +334,18 @@ impl PathRules {
         if !forms.iter().all(|f| self.may_match(f)) {
             return None;
         }
-        let candidates: SmallVec<[Candidate<'_>; 2]> = forms.iter().map(Candidate::new).collect();
-        self.members
-            .iter()
-            .map(|&i| &rules[i])
-            .filter(|r| r.behavior() == behavior && r.entry.rule.tool() == family)
-            .find(|r| candidates.iter().all(|f| path_match(r, f)))
+        let mut first = None;
+        for form in forms {
+            let candidate = Candidate::new(form);
+            let found = self
+                .members
+                .iter()
+                .map(|&i| &rules[i])
+                .filter(|r| r.behavior() == behavior && r.entry.rule.tool() == family)
+                .find(|r| path_match(r, &candidate))?;
+            first.get_or_insert(found);
+        }
+        first
     }
 }
 
