@@ -228,6 +228,52 @@ fn the_rules_suggested_for_a_bash_call_allow_it() {
     assert!(e.suggestions.is_empty(), "{:?}", e.suggestions);
 }
 
+/// Over commands of the kinds agents run, whatever is suggested when a call asks allows it
+/// once saved (a suggestion that does not would leave "always allow" asking again).
+#[test]
+fn every_suggestion_allows_the_call_it_was_made_for() {
+    let bash = tool("Bash");
+    let commands = [
+        "git push origin feature/x",
+        "git checkout -b topic && git rebase main",
+        "npm install --save-dev typescript@5",
+        "pip install -r requirements.txt",
+        "sed -i 's/foo/bar/g' src/lib.rs",
+        "awk '{print $1}' access.log | sort | uniq -c | sort -rn | head",
+        "docker compose up -d db",
+        "rm -rf node_modules/.cache",
+        "export RUST_LOG=debug && cargo run",
+        "NODE_ENV=test npm test",
+        "bash -c 'echo hello && ls'",
+        "timeout 30 ./scripts/integration.sh",
+        "tar czf backup.tgz src/ && ls -lh backup.tgz",
+        "cargo test 2>&1 | tee test.log",
+        "make -j4 > build.log 2>&1",
+        "sudo apt-get install -y ripgrep",
+        "env FOO=1 make",
+        "uv run pytest -x",
+        "bundle exec rspec spec/a_spec.rb",
+        "python3 -m venv .venv && .venv/bin/pip install -e .",
+        "go test ./... -run TestX",
+        "kubectl apply -f k8s/",
+        "setsid -f npm run dev",
+        "find . -name '*.pyc' -delete",
+        "git stash && git pull --rebase && git stash pop",
+        "echo 'export X=1' >> scripts/env.sh",
+        "mkdir -p build && cd build && cmake .. && make",
+        "sh -c 'npm ci && npm run build' > ci.log",
+    ];
+    for command in commands {
+        let e = empty_engine().evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(e.decision.behavior, Ask, "{command}");
+        assert!(!e.suggestions.is_empty(), "{command}: {}", e.decision.message);
+        let saved = settings(json!({"permissions": {"allow": e.suggestions}}));
+        let engine = PermissionEngine::builder(saved).home(Some("/home/u".into())).cwd("/repo").build();
+        let after = engine.evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(after.decision.behavior, Allow, "{command} with {:?}: {}", e.suggestions, after.decision.message);
+    }
+}
+
 /// A path rule suggested for a file tool allows the call once saved: the folder a file is in,
 /// a folder itself (Grep's and Glob's `path`), the root as `//**`, and through a symbolic
 /// link the folder it leads to as well, since an allow rule must match both.
