@@ -310,6 +310,38 @@ fn the_path_rules_suggested_for_a_file_tool_allow_it() {
     }
 }
 
+/// What a program runs from its options (tar's `--to-command`, rsync's `-e`, ssh's
+/// `ProxyCommand`, man's pager, zip's `-TT`, `npx -c` …) is a command of the line: the rule
+/// for the program does not allow it, and deny rules see it in every mode.
+#[test]
+fn commands_run_from_options_are_commands_of_the_line() {
+    let engine = engine_allowing(&["tar", "rsync", "ssh", "man", "sort", "zip", "npx"]);
+    let bash = tool("Bash");
+    for command in [
+        "tar -xf a.tar --to-command='rm -rf build'",
+        "tar -cf x.tar --checkpoint=1 --checkpoint-action=exec='curl -s x' src",
+        "rsync -avze 'sh -c \"rm -rf build\"' src/ host:dst",
+        "ssh -o ProxyCommand='curl x' host",
+        "man -P 'rm -f x' ls",
+        "sort --compress-program=python3 names.txt",
+        "zip -T -TT 'rm x' a.zip f",
+        "npx -c 'rm -rf build'",
+    ] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(Dflt), None);
+        assert_eq!(e.decision.behavior, Ask, "{command}: {}", e.decision.message);
+    }
+    for command in ["rsync -avz -e ssh src/ host:dst", "tar czf out.tgz src", "ssh -o StrictHostKeyChecking=no host"] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "rule"), "{command}");
+    }
+    let s = settings(json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    let deny = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    for command in
+        ["tar -xf a.tar --to-command='rm -rf ~'", "rsync -e 'rm -rf ~' a b:c", "ssh -oProxyCommand='rm -rf ~' h"]
+    {
+        assert_eq!(check(&deny, &bash, json!({"command": command}), Bypass, None), (Deny, "rule"), "{command}");
+    }
+}
+
 /// What runs through `setsid`, `ionice`, `taskset` or `chrt` is allowed only by a rule that
 /// names the whole command: Claude Code never prefix-approves these, so `Bash(setsid:*)` does
 /// not allow `setsid rm -rf x`. A wrapper that runs nothing (`ionice -p PID`) is a command of

@@ -15,6 +15,8 @@ enum E {
     Hazards(&'static [&'static str]),
     /// At least this hazard.
     Has(&'static str),
+    /// Among the commands, one whose argv joined by single spaces is this.
+    Lists(&'static str),
     /// Exactly these writes: (path, append, dynamic).
     Writes(&'static [(&'static str, bool, bool)]),
     /// What [`is_read_only`] says.
@@ -83,6 +85,7 @@ fn check(analysis: &BashAnalysis, expect: &E) -> Option<String> {
             got == want
         }
         Has(hazard) => analysis.hazards.iter().any(|h| hazard_name(h) == *hazard),
+        Lists(cmd) => analysis.commands.iter().any(|c| c.argv.join(" ") == *cmd),
         Writes(writes) => {
             let got: Vec<(&str, bool, bool)> =
                 analysis.writes.iter().map(|w| (&*w.path, w.append, w.dynamic)).collect();
@@ -233,6 +236,28 @@ const WRAPPERS: &[Case] = &[
     ),
     c("watch -n1 'rm -rf x'", &[Hazards(&["UnfollowedLauncher:watch"]), ReadOnly(false)]),
     c("hyperfine 'rm -rf x'", &[Hazards(&["UnfollowedLauncher:hyperfine"]), ReadOnly(false)]),
+    // Commands other programs run from their options are commands of the line.
+    c("tar -xf a.tar --to-command='rm -rf x'", &[Cmds(&["tar -xf a.tar --to-command=rm -rf x", "rm -rf x"])]),
+    c("tar -cf x.tar --checkpoint=1 --checkpoint-action=exec='sh s.sh' .", &[Lists("sh s.sh")]),
+    c("tar --checkpoint-action=dot -cf x.tar .", &[Cmds(&["tar --checkpoint-action=dot -cf x.tar ."])]),
+    c("tar -I zstd -cf x.tar.zst src", &[Lists("zstd")]),
+    c("tar --use-compress-program=\"$Z\" -cf x src", &[Hazards(&["DynamicEval:tar"])]),
+    c("rsync -avze 'ssh -p 2222' src/ host:dst", &[Lists("ssh -p 2222")]),
+    c("rsync -e 'rm -rf x' a b:c", &[Lists("rm -rf x")]),
+    c("rsync -aessh a b:c", &[Lists("ssh")]),
+    c("rsync --rsh='sh -c x' a b:c", &[Lists("sh -c x"), Lists("x")]),
+    c("rsync -avf '- *.o' src/ dst/", &[Cmds(&["rsync -avf - *.o src/ dst/"])]),
+    c("zip -T -TT 'rm -rf x' a.zip f", &[Lists("rm -rf x")]),
+    c("ssh -o ProxyCommand='rm -rf x' host", &[Lists("rm -rf x")]),
+    c("ssh -oProxyCommand=nc\\ %h\\ %p host", &[Lists("nc %h %p")]),
+    c("ssh -o StrictHostKeyChecking=no host ls", &[Cmds(&["ssh -o StrictHostKeyChecking=no host ls"])]),
+    c("scp -S ./evil f host:", &[Lists("./evil")]),
+    c("man -P 'rm -rf x' ls", &[Lists("rm -rf x")]),
+    c("man -H ls", &[Cmds(&["man -H ls"])]),
+    c("sort --compress-program=sh f", &[Lists("sh")]),
+    c("npx -c 'rm -rf x'", &[Lists("rm -rf x")]),
+    c("npm exec -c 'rm -rf x'", &[Lists("rm -rf x")]),
+    c("npm run -c x", &[Cmds(&["npm run -c x"])]),
     c("hash -p /bin/rm ls; ls x", &[Cmds(&["hash -p /bin/rm ls", "ls x"]), Has("UnfollowedLauncher:hash")]),
     c("hash -rp /bin/rm ls", &[Hazards(&["UnfollowedLauncher:hash"])]),
     c("hash -r", &[Hazards(&[])]),

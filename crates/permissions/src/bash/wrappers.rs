@@ -1294,6 +1294,9 @@ impl<'s> Walker<'s, '_, '_> {
                     }
                 }
             }
+            "tar" | "rsync" | "zip" | "ssh" | "scp" | "sftp" | "man" | "sort" | "npx" | "npm" => {
+                self.program_option_commands(name, &words[1..]);
+            }
             "find" => self.find_payloads(words, outer(self)),
             "fd" | "fdfind" => self.fd_payloads(words, outer(self)),
             "eval" => self.eval(words, outer(self)),
@@ -1448,45 +1451,164 @@ impl<'s> Walker<'s, '_, '_> {
                     "archive" => &["--exec"],
                     _ => return,
                 };
-                let outer = self.outer("git");
-                let mut k = 0;
-                while let Some(word) = args.get(k) {
-                    k += 1;
-                    if word.value == "--" {
-                        break;
+                // `grep -O` alone opens the pager git is configured with; `--smtp-server`
+                // names a host unless it is a path to a program.
+                let takes_next = |name: &str| !(sub == "grep" && matches!(name, "-O" | "--open-files-in-pager"));
+                self.option_commands(args, options, &format!("git {sub}"), &takes_next, &|name, value| {
+                    (name != "--smtp-server" || value.starts_with('/')).then(|| value.to_owned())
+                });
+            }
+        }
+    }
+
+    /// The commands other programs run from their options, each parsed as a command of the
+    /// line: tar's `--to-command`, `--use-compress-program`/`-I`, `--info-script`/`-F`,
+    /// `--new-volume-script`, `--rsh-command` and `--checkpoint-action=exec=CMD`; rsync's
+    /// `--rsh`/`-e`; zip's `--unzip-command`/`-TT`; ssh's (and scp's, sftp's)
+    /// `-o ProxyCommand=…`, `LocalCommand`, `KnownHostsCommand`, and the `-S` program of scp
+    /// and sftp; man's pager
+    /// and browser (`-P`, `--pager`, `-H`, `--html`); sort's `--compress-program`; and the
+    /// `-c`/`--call` string of `npx` and `npm exec`.
+    #[inline(never)]
+    fn program_option_commands(&mut self, name: &str, args: &[Word<'s>]) {
+        let all = |_: &str| true;
+        let as_is = |_: &str, value: &str| Some(value.to_owned());
+        match name {
+            "tar" => {
+                let options = [
+                    "--to-command",
+                    "--use-compress-program",
+                    "-I",
+                    "--info-script",
+                    "--new-volume-script",
+                    "-F",
+                    "--rsh-command",
+                    "--checkpoint-action",
+                ];
+                self.option_commands(args, &options, "tar", &all, &|name, value| match name {
+                    // Only the `exec=` action runs anything (`dot`, `echo`, `sleep=1` … do not).
+                    "--checkpoint-action" => value.strip_prefix("exec=").map(str::to_owned),
+                    _ => Some(value.to_owned()),
+                });
+            }
+            "rsync" => {
+                self.option_commands(args, &["--rsh"], "rsync", &all, &as_is);
+                self.rsync_e(args);
+            }
+            "zip" => self.option_commands(args, &["--unzip-command", "-TT"], "zip", &all, &as_is),
+            "ssh" | "scp" | "sftp" => {
+                let options: &[&str] = if name == "ssh" { &["-o"] } else { &["-o", "-S"] };
+                self.option_commands(args, options, name, &all, &|option, value| {
+                    if option == "-S" {
+                        return Some(value.to_owned());
                     }
-                    let (name, attached) = match word.value.split_once('=') {
-                        Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-                        _ => (&*word.value, None),
-                    };
-                    // A short option takes the rest of its word (`-xmake`, `-Ovim`).
-                    let short = options.iter().find(|o| o.len() == 2 && name.len() > 2 && name.starts_with(*o));
-                    let value = if let Some(short) = short {
-                        Some(Cow::Owned(word.value[short.len()..].to_owned()))
-                    } else if options.contains(&name) {
-                        match attached {
-                            Some(value) => Some(Cow::Owned(value.to_owned())),
-                            // `grep -O` alone opens the pager git is configured with.
-                            None if sub == "grep" => None,
-                            None => {
-                                k += 1;
-                                args.get(k - 1).map(|w| w.value.clone())
-                            }
-                        }
-                    } else {
-                        None
-                    };
-                    let Some(value) = value else { continue };
-                    if word.is_static() && args.get(k - 1).is_none_or(|w| w.is_static()) {
-                        // `--smtp-server` names a host unless it is a path to a program.
-                        if sub == "send-email" && name == "--smtp-server" && !value.starts_with('/') {
-                            continue;
-                        }
-                        self.nested(value, &outer);
-                    } else {
-                        dynamic(self);
+                    // `Key=value` or `Key value`, the key in any case.
+                    let (key, command) = value.split_once(['=', ' ', '\t'])?;
+                    let runs = ["ProxyCommand", "LocalCommand", "KnownHostsCommand"];
+                    runs.iter().any(|k| k.eq_ignore_ascii_case(key.trim())).then(|| command.trim().to_owned())
+                });
+            }
+            "man" => {
+                // The browser of `-H`/`--html` is attached only (`-Hfirefox`): a word after a
+                // bare `-H` is the page.
+                let takes_next = |option: &str| matches!(option, "--pager" | "-P");
+                self.option_commands(args, &["--pager", "-P", "--html", "-H"], "man", &takes_next, &as_is);
+            }
+            "sort" => self.option_commands(args, &["--compress-program"], "sort", &all, &as_is),
+            "npx" => self.option_commands(args, &["--call", "-c"], "npx", &all, &as_is),
+            "npm" if args.first().is_some_and(|w| matches!(&*w.value, "exec" | "x")) => {
+                self.option_commands(&args[1..], &["--call", "-c"], "npm exec", &all, &as_is);
+            }
+            _ => {}
+        }
+    }
+
+    /// rsync's `-e CMD`, also at the end of a cluster of flags (`-avze CMD`) or attached
+    /// (`-essh`, `-aessh`): getopt gives the rest of the word, or the next word, to the first
+    /// letter that takes a value.
+    fn rsync_e(&mut self, args: &[Word<'s>]) {
+        // rsync's short options that take a value (`-e` among them).
+        const WITH_VALUE: &str = "eBfTM";
+        let outer = self.outer("rsync");
+        let mut k = 0;
+        while let Some(word) = args.get(k) {
+            k += 1;
+            if word.value == "--" {
+                break;
+            }
+            let Some(cluster) = word.value.strip_prefix('-').filter(|c| !c.is_empty() && !c.starts_with('-')) else {
+                continue;
+            };
+            let Some(at) = cluster.find(|c| WITH_VALUE.contains(c)) else { continue };
+            let rest = &cluster[at + 1..];
+            let next = if rest.is_empty() {
+                k += 1;
+                args.get(k - 1)
+            } else {
+                None
+            };
+            if !cluster[at..].starts_with('e') {
+                continue;
+            }
+            match (rest.is_empty(), next) {
+                (false, _) if word.is_static() => self.nested(Cow::Owned(rest.to_owned()), &outer),
+                (true, Some(value)) if word.is_static() && value.is_static() => {
+                    self.nested(value.value.clone(), &outer);
+                }
+                // `-e` last, with nothing after it: rsync refuses to start.
+                (true, None) => {}
+                _ => self.out.hazard(Hazard::DynamicEval { command: "rsync".to_owned() }),
+            }
+        }
+    }
+
+    /// The command strings the options `options` of a command (`args`, after its name) hand a
+    /// shell: `--name=VALUE`, `--name VALUE` (when `takes_next` says so), `-xVALUE` or
+    /// `-x VALUE` for a short one, each parsed as a command of the line once `pick` has taken
+    /// the command out of it (or skipped it); one known only at run time is
+    /// [`Hazard::DynamicEval`] of `owner`. Scanning stops at `--`.
+    fn option_commands(
+        &mut self,
+        args: &[Word<'s>],
+        options: &[&str],
+        owner: &str,
+        takes_next: &dyn Fn(&str) -> bool,
+        pick: &dyn Fn(&str, &str) -> Option<String>,
+    ) {
+        let outer = self.outer(owner.split(' ').next().unwrap_or(owner));
+        let mut k = 0;
+        while let Some(word) = args.get(k) {
+            k += 1;
+            if word.value == "--" {
+                break;
+            }
+            let (name, attached) = match word.value.split_once('=') {
+                Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+                _ => (&*word.value, None),
+            };
+            // A short option takes the rest of its word (`-xmake`, `-Ovim`).
+            let short = options.iter().find(|o| o.len() == 2 && name.len() > 2 && name.starts_with(*o));
+            let value = if let Some(short) = short {
+                Some(word.value[short.len()..].to_owned())
+            } else if options.contains(&name) {
+                match attached {
+                    Some(value) => Some(value.to_owned()),
+                    None if !takes_next(name) => None,
+                    None => {
+                        k += 1;
+                        args.get(k - 1).map(|w| w.value.to_string())
                     }
                 }
+            } else {
+                None
+            };
+            let Some(value) = value else { continue };
+            if word.is_static() && args.get(k - 1).is_none_or(|w| w.is_static()) {
+                if let Some(command) = pick(name, &value) {
+                    self.nested(Cow::Owned(command), &outer);
+                }
+            } else {
+                self.out.hazard(Hazard::DynamicEval { command: owner.to_owned() });
             }
         }
     }
