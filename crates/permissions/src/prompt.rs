@@ -213,25 +213,15 @@ pub(crate) fn suggest_rules_with(
 }
 
 /// For a bash-like shell run with `-c` (or a cluster such as `-lc`), the shell and its words up
-/// to that option (`bash -c`, `sh -O extglob -ec`); `None` for anything else.
+/// to that option (`bash -c`, `sh -O extglob -ec`), its options read as the analysis reads
+/// them; `None` for anything else.
 fn shell_with_c(argv: &[std::borrow::Cow<'_, str>]) -> Option<String> {
     let program = argv.first()?;
     if !crate::bash::is_bash_like_shell(crate::bash::basename(program)) {
         return None;
     }
-    let mut at = 1;
-    while let Some(word) = argv.get(at) {
-        match &**word {
-            // Options that take the next word (`-o pipefail`, `-O extglob`).
-            "-o" | "-O" | "+o" | "+O" => at += 2,
-            option if option.starts_with('-') && !option.starts_with("--") && option.contains('c') => {
-                return Some(argv[..=at].join(" "));
-            }
-            option if option.starts_with(['-', '+']) => at += 1,
-            _ => return None,
-        }
-    }
-    None
+    let at = crate::bash::shell_options(|at| argv.get(at).map(|w| (&**w, true))).string_option?;
+    Some(argv[..=at].join(" "))
 }
 
 /// Adds to `rules` (each once) the `rule_tool` rule for the folder `target` is in (or for
@@ -395,6 +385,7 @@ mod tests {
         assert_eq!(s("ls > files.txt"), ["Edit(/**)"], "a redirection needs an Edit rule for its target");
         assert_eq!(s("bash -c 'npm test'"), ["Bash(bash -c:*)", "Bash(npm test:*)"], "never the bare shell");
         assert_eq!(s("sh -O extglob -ec 'make'"), ["Bash(sh -O extglob -ec:*)", "Bash(make:*)"]);
+        assert_eq!(s("bash --rcfile env.sh -c 'make'"), ["Bash(bash --rcfile env.sh -c:*)", "Bash(make:*)"]);
         assert_eq!(s("bash build.sh"), ["Bash(bash:*)"]);
         assert!(s("$(curl x)").is_empty(), "what cannot be analysed gets no rule");
         assert_eq!(s("a1; a2; a3; a4; a5; a6").len(), 5);

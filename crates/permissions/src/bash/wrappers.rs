@@ -1723,34 +1723,8 @@ impl<'s> Walker<'s, '_, '_> {
 
     /// The string of `bash -c STRING`, parsed recursively when static.
     fn shell_string(&mut self, words: &[Word<'s>], name: &str, wrappers: Vec<Text<'s>>) {
-        let mut j = 1;
-        let mut runs_string = false;
-        // `-s`: the script comes from standard input, the operands are its arguments.
-        let mut reads_stdin = false;
-        while let Some(word) = words.get(j) {
-            if !word.is_static() {
-                break;
-            }
-            let value = &*word.value;
-            if value == "--" || value == "-" {
-                j += 1;
-                break;
-            }
-            if value.starts_with("--") {
-                j += if matches!(value, "--rcfile" | "--init-file") { 2 } else { 1 };
-                continue;
-            }
-            if value.len() > 1 && (value.starts_with('-') || value.starts_with('+')) {
-                let cluster = &value[1..];
-                if value.starts_with('-') && cluster.contains('c') {
-                    runs_string = true;
-                }
-                reads_stdin |= value.starts_with('-') && cluster.contains('s');
-                j += if cluster.contains(['o', 'O']) { 2 } else { 1 };
-                continue;
-            }
-            break;
-        }
+        let options = shell_options(|at| words.get(at).map(|w| (&*w.value, w.is_static())));
+        let (j, runs_string, reads_stdin) = (options.next, options.string_option.is_some(), options.reads_stdin);
         if !runs_string {
             match words.get(j).filter(|_| !reads_stdin) {
                 // With no script operand the shell reads its script from standard input: a
@@ -1776,6 +1750,47 @@ impl<'s> Walker<'s, '_, '_> {
             None => {}
         }
     }
+}
+
+/// What the leading options of a bash-like shell say (see [`shell_options`]).
+pub(crate) struct ShellOptions {
+    /// The index of the first word after the options (the script, or the `-c` string).
+    pub next: usize,
+    /// The index of the option cluster with `c` (`-c`, `-lc`), when the shell runs a string.
+    pub string_option: Option<usize>,
+    /// `-s`: the script comes from standard input, the operands are its arguments.
+    pub reads_stdin: bool,
+}
+
+/// Reads a shell's options from word 1 on (`word_at(k)`: the word's text and whether it is
+/// static): clusters of `-`/`+` letters, `o`/`O` and `--rcfile`/`--init-file` taking the next
+/// word, other long options, up to `--`, `-`, a word known only at run time or an operand.
+pub(crate) fn shell_options<'a>(word_at: impl Fn(usize) -> Option<(&'a str, bool)>) -> ShellOptions {
+    let mut options = ShellOptions { next: 1, string_option: None, reads_stdin: false };
+    while let Some((value, is_static)) = word_at(options.next) {
+        if !is_static {
+            break;
+        }
+        if value == "--" || value == "-" {
+            options.next += 1;
+            break;
+        }
+        if value.starts_with("--") {
+            options.next += if matches!(value, "--rcfile" | "--init-file") { 2 } else { 1 };
+            continue;
+        }
+        if value.len() > 1 && (value.starts_with('-') || value.starts_with('+')) {
+            let cluster = &value[1..];
+            if value.starts_with('-') && cluster.contains('c') {
+                options.string_option.get_or_insert(options.next);
+            }
+            options.reads_stdin |= value.starts_with('-') && cluster.contains('s');
+            options.next += if cluster.contains(['o', 'O']) { 2 } else { 1 };
+            continue;
+        }
+        break;
+    }
+    options
 }
 
 /// Whether `gap` is nothing but line continuations (`\\<newline>`, once or more).
