@@ -155,7 +155,12 @@ pub(crate) fn bash_content<'b>(
         if !command_read_only {
             let first_written = first_written_operand(cmd, program, operands.len());
             for (at, arg) in operands.iter().enumerate() {
-                check.operand(cmd, arg, &["Read", "Edit"], Access::Change { written: at >= first_written });
+                let access = match at >= first_written {
+                    true => Access::Change { written: true },
+                    false if program == "cp" => Access::Copied,
+                    false => Access::Change { written: false },
+                };
+                check.operand(cmd, arg, &["Read", "Edit"], access);
             }
             if matches!(program, "cp" | "mv" | "sed") {
                 check.option_writes(cmd, program);
@@ -238,6 +243,9 @@ enum Access {
     /// A command that is not read-only may read or change it; `written`: it is one of the
     /// paths the command writes, creates or removes.
     Change { written: bool },
+    /// `cp` copies it (a source): read, as `cat` would read it, by a command that is not
+    /// read-only.
+    Copied,
 }
 
 /// The index of the first operand a command that is not read-only writes, creates or removes
@@ -341,11 +349,7 @@ impl Check<'_, '_, '_> {
                 let shown = self.outside_form(&forms);
                 self.outside(|| format!("`{}` writes {shown}, outside the working directories", cmd.text));
             }
-        } else if access == (Access::Change { written: false })
-            && cmd.argv.first().is_some_and(|p| basename(p) == "cp")
-            && !self.paths.inside(&forms)
-        {
-            // What `cp` copies from outside is read there, as `cat` would read it.
+        } else if access == Access::Copied && !self.paths.inside(&forms) {
             let shown = self.outside_form(&forms);
             self.outside(|| format!("`{}` reads {shown}, outside the working directories", cmd.text));
         }
