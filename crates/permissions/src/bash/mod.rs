@@ -1,4 +1,4 @@
-//! Bash command analysis on the tree-sitter syntax tree, never on the string.
+//! Bash command analysis on the tree-sitter syntax tree.
 //!
 //! [`analyze`] parses one command string with tree-sitter-bash and returns a [`BashAnalysis`]:
 //! every simple command anywhere in the tree ([`SimpleCommand`], after quote removal and wrapper
@@ -50,6 +50,13 @@
 //! tree levels, or more than 12 nested command strings and payloads), and any node kind outside
 //! tree-sitter-bash 0.25's grammar.
 //!
+//! A line of plain words ([`is_plain_line`]: `git status`, `cd web && npm run build`, words of
+//! letters, digits and a few punctuation marks and simple quoted strings, joined by `&&`, `||`,
+//! `;` and `|`) is split at its blanks and operators without building the tree, as bash
+//! itself splits it; its words go through the same listing, wrapper stripping and checks as
+//! the tree's. A test compares the two readings on every plain line of the tables here, the
+//! fuzz seeds and tens of thousands of generated lines.
+//!
 //! Parsing is bounded: commands over 256 KiB are not parsed at all (only [`Hazard::TooLong`]),
 //! and a parse is cancelled after 500 ms, or once the whole analysis has run 2 s (then the
 //! analysis reports [`Hazard::ParseError`]). Each thread reuses one tree-sitter parser.
@@ -58,6 +65,7 @@ use std::borrow::Cow;
 
 mod kind;
 mod parse;
+mod plain;
 mod readonly;
 mod shared;
 #[cfg(test)]
@@ -390,7 +398,35 @@ impl std::fmt::Display for Hazard {
 /// assert!(smuggled.commands.iter().any(|c| c.argv[0] == "sh"));
 /// ```
 pub fn analyze(command: &str) -> BashAnalysis<'_> {
+    analyze_with(command, walk::Output::new())
+}
+
+/// [`analyze`] with every line read through the syntax tree, plain ones too: what the
+/// reading of plain lines is compared with.
+#[cfg(test)]
+pub(crate) fn analyze_with_tree(command: &str) -> BashAnalysis<'_> {
     let mut out = walk::Output::new();
+    out.plain = false;
+    analyze_with(command, out)
+}
+
+/// Whether `command` is a line of plain words (`git status`, `cd web && npm run build`),
+/// which [`analyze`] reads without building a syntax tree: words of letters, digits, `-_./+:,=@%~`
+/// and simple quoted strings, joined by `&&`, `||`, `;` and `|`, nothing expanded or
+/// redirected. Its analysis is the one the tree gives.
+///
+/// ```
+/// use toolgate_permissions::bash::is_plain_line;
+///
+/// assert!(is_plain_line("git commit -m 'fix: handle empty input' && git push"));
+/// assert!(!is_plain_line("echo $HOME > out.txt"));
+/// ```
+pub fn is_plain_line(command: &str) -> bool {
+    plain::line(command).is_some()
+}
+
+/// [`analyze`] into `out`.
+fn analyze_with<'s>(command: &'s str, mut out: walk::Output<'s>) -> BashAnalysis<'s> {
     // A string has no more characters than bytes: count them only when it might be too long.
     if command.len() > MAX_COMMAND_CHARS {
         let chars = command.chars().count();

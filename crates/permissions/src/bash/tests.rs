@@ -416,6 +416,12 @@ const QUOTING: &[Case] = &[
     c("ls {a,b}", &[Glob(0, true), Argv(0, &["ls", "{a,b}"])]),
     c("find . -{de,x}lete", &[Glob(0, true), ReadOnly(false)]),
     c("git log @{u}", &[Glob(0, false), ReadOnly(true)]),
+    // Where tree-sitter reads a line apart from bash (each with a `$` so that the tree reads it).
+    c("_=1 A=2 rm -rf $HOME", &[Cmds(&["rm -rf $HOME"]), Assign(0, &[("_", "1"), ("A", "2")])]),
+    c("_='x y' rm $X", &[Cmds(&["rm $X"]), Assign(0, &[("_", "x y")])]),
+    c("echo \" \" $X", &[Argv(0, &["echo", " ", "$X"])]),
+    c("echo \"\t\" $X", &[Argv(0, &["echo", "\t", "$X"])]),
+    c("-nameGIT_PAGER=less-cecho", &[Has("UnknownConstruct:assignment_name"), ReadOnly(false)]),
 ];
 
 /// Command names that are not static.
@@ -932,4 +938,290 @@ fn substitutions_are_found_in_here_document_text() {
     assert_eq!(scripts("$(unclosed rm x"), ["unclosed rm x"]);
     assert_eq!(walk::dollar_paren_scripts("a $(b) $(c)", &[(2, 6)]), ["c"]);
     assert_eq!(walk::backtick_scripts("a `rm x` \\`b\\` `echo \\$y`"), ["rm x", "echo $y"]);
+}
+
+/// Every line of plain words is analysed as its syntax tree says: the reading of plain lines
+/// without the tree ([`plain::line`]) gives the same analysis, for the cases here, the fuzz
+/// seeds and thousands of generated lines of the words agents use and the wrappers, payloads
+/// and shells the analysis follows.
+#[test]
+fn plain_lines_are_analysed_as_their_trees_say() {
+    let mut sources: Vec<String> =
+        [SMUGGLING, WRAPPERS, REDIRECTS, QUOTING, DYNAMIC, STRUCTURE, HAZARDS, READ_ONLY, NOT_READ_ONLY]
+            .iter()
+            .flat_map(|cases| cases.iter().map(|c| c.src.to_owned()))
+            .collect();
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/bash_analyze");
+    for entry in std::fs::read_dir(&seeds).unwrap() {
+        sources.push(String::from_utf8_lossy(&std::fs::read(entry.unwrap().path()).unwrap()).into_owned());
+    }
+    const PIECES: &[&str] = &[
+        "git",
+        "status",
+        "log",
+        "--oneline",
+        "-20",
+        "diff",
+        "HEAD~1",
+        "--",
+        "src/lib.rs",
+        "push",
+        "-c",
+        "core.pager=less",
+        "--config-env=a=b",
+        "GIT_DIR=x",
+        "config",
+        "alias.x",
+        "'!rm x'",
+        "rebase",
+        "--exec",
+        "'rm -rf x'",
+        "cargo",
+        "test",
+        "-p",
+        "core",
+        "npm",
+        "run",
+        "build",
+        "npx",
+        "--call",
+        "'rm x'",
+        "rm",
+        "-rf",
+        "/",
+        "~",
+        "~/x",
+        "x=~/y",
+        "./a",
+        "../b",
+        "/etc/passwd",
+        ".git/config",
+        "cd",
+        "..",
+        "pushd",
+        "sudo",
+        "-u",
+        "root",
+        "doas",
+        "env",
+        "-i",
+        "-C",
+        "/tmp",
+        "-S",
+        "'rm x'",
+        "A=1",
+        "FOO=bar",
+        "PATH=/x",
+        "GIT_PAGER=less",
+        "EDITOR=vim",
+        "_=1",
+        "A=",
+        "A='a b'",
+        "timeout",
+        "5",
+        "-s",
+        "KILL",
+        "nice",
+        "-n",
+        "10",
+        "nohup",
+        "stdbuf",
+        "-oL",
+        "command",
+        "-v",
+        "builtin",
+        "exec",
+        "eval",
+        "'echo hi'",
+        "\"a b\"",
+        "xargs",
+        "-n1",
+        "-I",
+        "X",
+        "find",
+        ".",
+        "-name",
+        "-exec",
+        "-delete",
+        "+",
+        "fd",
+        "-x",
+        "bash",
+        "sh",
+        "zsh",
+        "fish",
+        "-lc",
+        "'ls && rm x'",
+        "\"echo 'q'\"",
+        "source",
+        "trap",
+        "'rm x'",
+        "EXIT",
+        "alias",
+        "ll='ls -l'",
+        "setsid",
+        "ionice",
+        "-c3",
+        "chroot",
+        "watch",
+        "tar",
+        "-xf",
+        "a.tar",
+        "--to-command=rm",
+        "rsync",
+        "-avze",
+        "'sh x'",
+        "ssh",
+        "-o",
+        "ProxyCommand=nc",
+        "host",
+        "man",
+        "-P",
+        "less",
+        "sort",
+        "-o",
+        "out",
+        "sed",
+        "-i",
+        "s/a/b/",
+        "-n",
+        "10,20p",
+        "awk",
+        "'{print $1}'",
+        "curl",
+        "-sSLo",
+        "f",
+        "http://x.y/z",
+        "cp",
+        "mv",
+        "mkdir",
+        "-p",
+        "dd",
+        "if=/dev/zero",
+        "of=x",
+        "hash",
+        "-p",
+        "mapfile",
+        "-C",
+        "fc",
+        "-l",
+        "let",
+        "x=1",
+        "test",
+        "-f",
+        "echo",
+        "printf",
+        "%s",
+        "date",
+        "+%Y-%m-%d",
+        "user@host",
+        "a:b",
+        "a,b",
+        "-",
+        "''",
+        "\"\"",
+        "a'b'c",
+        "'a'\"b\"",
+        "#",
+        "#c",
+        "# run 3",
+        "&&",
+        "&&",
+        "||",
+        "|",
+        "|",
+        ";",
+        ";",
+        "if",
+        "then",
+        "fi",
+        "for",
+        "in",
+        "do",
+        "done",
+        "time",
+        "coproc",
+        "export",
+        "local",
+        "readonly",
+        "unset",
+        "A+=1",
+        "git",
+        "git",
+        "ls",
+        "-la",
+        "python3.11",
+        "./scripts/x.sh",
+        "/usr/bin/env",
+        "apt-get",
+        "~/bin/t",
+        "a+b",
+        "_a",
+        ".a",
+        "1",
+        "CC=gcc",
+        "--",
+        "-",
+        "+x",
+        ":",
+        ",",
+        "x.y",
+        "a~b",
+        "make",
+        "all",
+        "-j4",
+        "go",
+        "./...",
+        "'a b'c",
+        "\"x\"y",
+        "ENV_A=1",
+        "a=b=c",
+        "noglob",
+        "pnpm",
+        "yarn",
+        "docker",
+        "kubectl",
+        "pip",
+        "install",
+        "-r",
+        "req.txt",
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..20_000 {
+        let count = 1 + next() % 9;
+        let words: Vec<&str> = (0..count).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
+        let separator = if next() % 5 == 0 { "" } else { " " };
+        sources.push(words.join(separator));
+    }
+    // Lines of characters drawn one by one from those plain lines are made of.
+    const CHARS: &[u8] = b"aZ09-_./+:,=@%~'\"  \t&|;#xgit";
+    for _ in 0..20_000 {
+        let len = 1 + next() % 24;
+        sources.push((0..len).map(|_| char::from(CHARS[(next() % CHARS.len() as u64) as usize])).collect());
+    }
+    let mut compared = 0;
+    let mut differ = Vec::new();
+    for src in &sources {
+        if plain::line(src).is_none() {
+            continue;
+        }
+        compared += 1;
+        let (plain, tree) = (analyze(src), analyze_with_tree(src));
+        if plain != tree {
+            differ.push(format!("{src:?}\n  plain: {plain:?}\n  tree:  {tree:?}"));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} lines read apart from their trees:\n{}",
+        differ.len(),
+        differ[..differ.len().min(12)].join("\n")
+    );
+    assert!(compared > 3_000, "only {compared} plain lines compared");
 }

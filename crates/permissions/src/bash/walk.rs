@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tree_sitter::Node;
 
 use super::kind::{Kind, kind, kind_of};
+use super::plain::{self, Statement};
 use super::word::{Word, decode_ansi_c};
 use super::{Hazard, RedirectWrite, SimpleCommand, Text, parse};
 
@@ -44,6 +45,9 @@ pub(super) struct Output<'s> {
     /// Whether the current position reads a pipe: inside a pipeline stage after the first
     /// (a shell there with no script reads the text the stage before prints).
     pub piped: bool,
+    /// Whether a line of plain words is read without its syntax tree ([`plain::line`]); off
+    /// only where that reading is compared with the tree's.
+    pub plain: bool,
     /// How deep the walkers are in their trees, summed across nested sources.
     depth: usize,
     /// When every parse must be over.
@@ -61,6 +65,7 @@ impl<'s> Output<'s> {
             changed_dir: false,
             nesting: 0,
             piped: false,
+            plain: true,
             depth: 0,
             deadline: Instant::now() + ANALYSIS_BUDGET,
         }
@@ -99,6 +104,7 @@ impl<'s> Output<'s> {
             changed_dir: self.changed_dir,
             nesting: self.nesting,
             piped: self.piped,
+            plain: self.plain,
             depth: self.depth,
             deadline: self.deadline,
         };
@@ -112,6 +118,14 @@ impl<'s> Output<'s> {
 
     /// Parses `src` as it is and walks it into this output.
     fn walk_source(&mut self, src: &'s str) {
+        if self.plain
+            && let Some(statements) = plain::line(src)
+            && self.depth + plain_depth(&statements) < MAX_DEPTH
+        {
+            super::shared::count_parse();
+            self.walk_plain(src, statements);
+            return;
+        }
         let Some(tree) = parse::parse(src, self.deadline) else {
             self.hazard(Hazard::ParseError);
             return;
@@ -124,6 +138,20 @@ impl<'s> Output<'s> {
         let mut walker = Walker { src, clean, out: self, pending: Vec::new(), stdin: None, scripts: Vec::new() };
         walker.statement(root);
         walker.run_scripts();
+    }
+
+    /// Lists the statements of a plain line of `src` as the walk of its tree would.
+    fn walk_plain(&mut self, src: &'s str, statements: Vec<Statement<'s>>) {
+        let depth = plain_depth(&statements);
+        let outer = self.piped;
+        self.depth += depth;
+        let mut walker = Walker { src, clean: true, out: self, pending: Vec::new(), stdin: None, scripts: Vec::new() };
+        for statement in statements {
+            walker.out.piped = outer || statement.piped;
+            walker.emit(statement.words, statement.assignments, Vec::new(), false);
+        }
+        self.piped = outer;
+        self.depth -= depth;
     }
 
     /// Analyses `src`, a command string run by a shell (`bash -c`, `eval`, `trap`), and puts
@@ -146,6 +174,13 @@ impl<'s> Output<'s> {
         }
         self.nesting -= 1;
     }
+}
+
+/// How deep the tree of a plain line's statements would be at most: the program, a list or
+/// pipeline per operator, the command. Nested command strings are bounded from there, as
+/// they would be under the tree.
+fn plain_depth(statements: &[Statement<'_>]) -> usize {
+    2 + statements.len()
 }
 
 /// How many characters of a word a hazard quotes.
@@ -690,6 +725,16 @@ impl<'s, 't> Walker<'s, 't, '_> {
             }
         }
         words.extend(extra);
+        // tree-sitter reads `_=1` in front of a command as the command's name, and the
+        // assignments after it as arguments; bash assigns them all and runs the word after.
+        let leading = words
+            .iter()
+            .take_while(|word| is_shell_assignment(self.slice(word.start, word.end)))
+            .map_while(super::wrappers::as_assignment)
+            .count();
+        if leading > 0 {
+            assignments.extend(words.drain(..leading).filter_map(|word| super::wrappers::as_assignment(&word)));
+        }
         self.emit(words, assignments, Vec::new(), false);
         self.stdin = None;
         self.flush(mark);
@@ -937,6 +982,10 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 Some("name") => {
                     self.scan(child);
                     name = Cow::Borrowed(self.text(child));
+                    if !is_assigned_name(&name) {
+                        // tree-sitter reads `-x=1` as an assignment; bash runs it as a command.
+                        self.out.hazard(Hazard::UnknownConstruct { kind: "assignment_name".to_owned() });
+                    }
                 }
                 Some("value") => value = self.word(child).value,
                 _ => {}
@@ -1070,9 +1119,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
         for child in kids(node) {
             word.push_double_quoted(self.slice(position, child.start_byte()));
             if kind(child) == Kind::StringContent || !child.is_named() {
-                if kind(child) != Kind::DoubleQuote {
-                    word.push_double_quoted(self.text(child));
-                }
+                let text = self.text(child);
+                // tree-sitter puts the blanks of a string without other content (`" "`) in
+                // its closing quote.
+                word.push_double_quoted(if kind(child) == Kind::DoubleQuote {
+                    text.trim_end_matches('"')
+                } else {
+                    text
+                });
             } else {
                 self.word_part(child, word);
             }
@@ -1080,6 +1134,24 @@ impl<'s, 't> Walker<'s, 't, '_> {
         }
         word.push_double_quoted(self.slice(position, node.end_byte()));
     }
+}
+
+/// Whether `text`, a word as written, is an assignment to bash: an unquoted name, then `=`.
+fn is_shell_assignment(text: &str) -> bool {
+    text.split_once('=').is_some_and(|(name, _)| is_identifier(name))
+}
+
+/// Whether `name`, the name of an assignment as tree-sitter reads it, is one bash assigns
+/// to: an identifier, maybe with a subscript (`a[1]`).
+fn is_assigned_name(name: &str) -> bool {
+    is_identifier(name.split_once('[').map_or(name, |(base, _)| base))
+}
+
+/// Whether `text` is a shell identifier: a letter or `_`, then letters, digits and `_`.
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether `text` is made only of characters that mean nothing to the shell inside a word

@@ -309,7 +309,7 @@ struct Strip<'s> {
 }
 
 /// The `NAME=VALUE` assignment a static word stands for, if it is one.
-fn as_assignment<'s>(word: &Word<'s>) -> Option<(Text<'s>, Text<'s>)> {
+pub(super) fn as_assignment<'s>(word: &Word<'s>) -> Option<(Text<'s>, Text<'s>)> {
     if !word.is_static() {
         return None;
     }
