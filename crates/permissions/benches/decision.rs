@@ -8,6 +8,9 @@
 //! over the corpus round by round and prints that table (`interleaved_parse_only`,
 //! `interleaved_analysis`, `interleaved_decision`), which `cargo xtask bench` reads for its
 //! row 4: load that changes between divan's blocks moves their ratio, not the interleaved one.
+//! Lines of plain words (`git status`, most of the corpus) are decided without a syntax tree
+//! (`bash::is_plain_line`); `tree_lines_parse_only` and `tree_lines_decision` time the parse
+//! and the decision over 1,000 commands of the shapes that need one.
 //! The same table ends with each command parsed and decided next to each other
 //! (`paired_parse_only`, `paired_decision`): there the bare parse runs with the caches a
 //! decision leaves, as every parse inside a decision does, where a corpus of bare parses in a
@@ -93,6 +96,16 @@ fn corpus() -> &'static [String] {
             }
         }
         out
+    })
+}
+
+/// 1,000 commands of the corpus's shapes that are not plain lines ([`bash::is_plain_line`]),
+/// so that each decision parses its tree: the corpus's variants of those shapes, repeated.
+fn tree_corpus() -> &'static [String] {
+    static CORPUS: OnceLock<Vec<String>> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let tree: Vec<&String> = corpus().iter().filter(|command| !bash::is_plain_line(command)).collect();
+        tree.iter().cycle().take(1_000).map(|command| (*command).clone()).collect()
     })
 }
 
@@ -248,7 +261,8 @@ fn decision_in_checkout(bencher: divan::Bencher) {
 }
 
 /// The parse, the analysis and the decision over the whole corpus, alternated round by
-/// round; then each command parsed and decided next to each other (`paired_*`).
+/// round; then each command parsed and decided next to each other (`paired_*`); then the
+/// parse and the decision over the lines that need their tree (`tree_lines_*`).
 fn interleaved() {
     let mut parser = bash_parser();
     let parser = std::cell::RefCell::new(&mut parser);
@@ -275,6 +289,19 @@ fn interleaved() {
     };
     let [decided, parsed] = interleave::alternate(200, 1, &decision, &parse);
     let [analysed, _] = interleave::alternate(200, 1, &analysis, &parse);
+    let tree_inputs: Vec<Value> = tree_corpus().iter().map(|c| json!({"command": c})).collect();
+    let tree_parse = || {
+        let mut parser = parser.borrow_mut();
+        for command in tree_corpus() {
+            divan::black_box(parser.parse(command, None));
+        }
+    };
+    let tree_decision = || {
+        for input in &tree_inputs {
+            divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
+        }
+    };
+    let [tree_decided, tree_parsed] = interleave::alternate(200, 1, &tree_decision, &tree_parse);
     let [paired_decisions, paired_parses] = paired(200, &mut parser.borrow_mut(), &inputs, &|input| {
         divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
     });
@@ -286,6 +313,8 @@ fn interleaved() {
             ("interleaved_decision", decided),
             ("paired_parse_only", paired_parses),
             ("paired_decision", paired_decisions),
+            ("tree_lines_parse_only", tree_parsed),
+            ("tree_lines_decision", tree_decided),
         ],
     );
 }
