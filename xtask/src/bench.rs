@@ -470,7 +470,7 @@ impl Bench {
                     ));
                 }
                 if let Some(analysis) = per_command("interleaved_analysis").or_else(|| per_command("analysis")) {
-                    note.push_str(&format!(" Analysis alone (parse + walk, no rules): {analysis} per command."));
+                    note.push_str(&format!(" Analysis alone (no rules: the parse and walk, or a plain line's split): {analysis} per command."));
                 }
                 if let Some(checkout) = per_command("decision_in_checkout") {
                     note.push_str(&format!(
