@@ -759,10 +759,8 @@ fn near_misses_are_not_read_only() {
     run(NOT_READ_ONLY);
 }
 
-/// Reading a `command` child's field from its kind agrees with tree-sitter's field, for every
-/// command node of every case here and of the fuzz seeds.
-#[test]
-fn command_fields_from_kinds_agree_with_tree_sitter() {
+/// The command of every case here and every fuzz seed of the analysis.
+fn case_and_seed_sources() -> Vec<String> {
     let mut sources: Vec<String> =
         [SMUGGLING, WRAPPERS, REDIRECTS, QUOTING, DYNAMIC, STRUCTURE, HAZARDS, READ_ONLY, NOT_READ_ONLY]
             .iter()
@@ -772,6 +770,14 @@ fn command_fields_from_kinds_agree_with_tree_sitter() {
     for entry in std::fs::read_dir(&seeds).unwrap() {
         sources.push(String::from_utf8_lossy(&std::fs::read(entry.unwrap().path()).unwrap()).into_owned());
     }
+    sources
+}
+
+/// Reading a `command` child's field from its kind agrees with tree-sitter's field, for every
+/// command node of every case here and of the fuzz seeds.
+#[test]
+fn command_fields_from_kinds_agree_with_tree_sitter() {
+    let mut sources = case_and_seed_sources();
     sources.extend(
         [
             "echo $\"hi\" x",
@@ -946,15 +952,7 @@ fn substitutions_are_found_in_here_document_text() {
 /// and shells the analysis follows.
 #[test]
 fn plain_lines_are_analysed_as_their_trees_say() {
-    let mut sources: Vec<String> =
-        [SMUGGLING, WRAPPERS, REDIRECTS, QUOTING, DYNAMIC, STRUCTURE, HAZARDS, READ_ONLY, NOT_READ_ONLY]
-            .iter()
-            .flat_map(|cases| cases.iter().map(|c| c.src.to_owned()))
-            .collect();
-    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/bash_analyze");
-    for entry in std::fs::read_dir(&seeds).unwrap() {
-        sources.push(String::from_utf8_lossy(&std::fs::read(entry.unwrap().path()).unwrap()).into_owned());
-    }
+    let mut sources = case_and_seed_sources();
     const PIECES: &[&str] = &[
         "git",
         "status",
