@@ -634,6 +634,8 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "uv run rm -rf ~",
         "direnv exec . rm -rf ~",
         "mise x node@20 -- rm -rf /",
+        "bash +c 'rm -rf ~'",
+        "bash -ooc errexit nounset 'rm -rf ~'",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(
@@ -782,6 +784,7 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
         "chronic rm -rf ~",
         "hash -p /bin/rm ls; ls -rf ~",
         "mapfile -C 'rm -rf ~ #' -c 1 < list",
+        "shopt -s expand_aliases; alias ls=rm; eval ls -rf ~",
     ] {
         let message = never_approved_automatically(&engine, command);
         assert!(

@@ -22,7 +22,8 @@
 //!   Programs that run a command in a way the analysis does not follow (`chroot`, `su`,
 //!   `watch`, `strace`, `busybox` …) are [`Hazard::UnfollowedLauncher`];
 //! - the payload of `xargs` and of `find -exec/-execdir/-ok/-okdir` and `fd -x/-X` (the launcher
-//!   stays in the list too), the commands of a static `bash -c`/`sh -c`/`zsh -c` string, of the
+//!   stays in the list too), the commands of a static `bash -c`/`sh -c`/`zsh -c` string (`+c`
+//!   and options clustered with `c`, `-ec`, `-ooc errexit nounset`, alike), of the
 //!   script a shell reads from a here-document or here-string (`bash <<EOF`), of a static `eval`,
 //!   of a static `trap` action and of an `alias` body (all parsed recursively);
 //! - the commands in backticks in a here-document body whose delimiter is unquoted (bash runs
@@ -300,6 +301,13 @@ pub enum Hazard {
         /// The program's name.
         launcher: String,
     },
+    /// A command named as an alias the same command line defines earlier (`alias ls=rm;
+    /// eval ls -rf ~`): where aliases expand, it runs the alias's body with the command's
+    /// arguments, which no check sees together.
+    AliasedCommand {
+        /// The alias's name.
+        name: String,
+    },
 }
 
 impl Hazard {
@@ -325,7 +333,8 @@ impl Hazard {
             | Hazard::GitConfigOverride
             | Hazard::ArithmeticName { .. }
             | Hazard::UnresolvedWrapper { .. }
-            | Hazard::UnfollowedLauncher { .. } => true,
+            | Hazard::UnfollowedLauncher { .. }
+            | Hazard::AliasedCommand { .. } => true,
             Hazard::CommandSubstitution
             | Hazard::ProcessSubstitution
             | Hazard::ParameterExpansion
@@ -375,6 +384,9 @@ impl std::fmt::Display for Hazard {
             }
             Hazard::UnfollowedLauncher { launcher } => {
                 write!(f, "`{launcher}` runs a command in a way the analysis does not follow")
+            }
+            Hazard::AliasedCommand { name } => {
+                write!(f, "`{name}` may run as the alias the command defines for it, with arguments the checks do not see")
             }
         }
     }

@@ -66,6 +66,7 @@ fn hazard_name(hazard: &Hazard) -> String {
         Hazard::UnresolvedWrapper { wrapper } => format!("UnresolvedWrapper:{wrapper}"),
         Hazard::ArithmeticName { name } => format!("ArithmeticName:{name}"),
         Hazard::UnfollowedLauncher { launcher } => format!("UnfollowedLauncher:{launcher}"),
+        Hazard::AliasedCommand { name } => format!("AliasedCommand:{name}"),
     }
 }
 
@@ -339,6 +340,12 @@ const WRAPPERS: &[Case] = &[
     c("zsh -c 'rm x'", &[Cmds(&["zsh -c rm x", "rm x"])]),
     c("bash script.sh", &[Cmds(&["bash script.sh"]), Hazards(&[]), ReadOnly(false)]),
     c("bash -c \"$X\"", &[Hazards(&["DynamicEval:bash"])]),
+    // `+c` runs a string as `-c` does; each `o` of a cluster takes a word.
+    c("bash +c 'rm x'", &[Cmds(&["bash +c rm x", "rm x"]), Hazards(&[])]),
+    c("sh +xc 'rm x'", &[Lists("rm x")]),
+    c("bash -ooc errexit nounset 'rm x'", &[Cmds(&["bash -ooc errexit nounset rm x", "rm x"])]),
+    c("bash -oOc errexit extglob 'rm x'", &[Lists("rm x")]),
+    c("echo 'rm x' | bash +s", &[Has("DynamicEval:bash")]),
     c("fish -c 'rm x'", &[Hazards(&["DynamicEval:fish"])]),
     c("sudo bash -c 'rm -rf /'", &[Cmds(&["bash -c rm -rf /", "rm -rf /"]), Wrappers(1, &["sudo", "bash"])]),
 ];
@@ -445,6 +452,11 @@ const DYNAMIC: &[Case] = &[
     c("trap 'rm -f tmp' EXIT", &[Cmds(&["trap rm -f tmp EXIT", "rm -f tmp"]), ReadOnly(false)]),
     c("trap \"$X\" EXIT", &[Hazards(&["DynamicEval:trap"])]),
     c("alias ls='rm -rf x'; ls", &[Cmds(&["alias ls=rm -rf x", "rm -rf x", "ls"]), ReadOnly(false)]),
+    // Where aliases expand (an `eval`, a later line), a command named as one runs its body.
+    c("shopt -s expand_aliases; alias ls=rm; eval ls -rf ~", &[Has("AliasedCommand:ls"), ReadOnly(false)]),
+    c("alias c=rm\nc -rf /", &[Hazards(&["AliasedCommand:c"])]),
+    c("alias ll='ls -l'", &[Hazards(&[]), ReadOnly(false)]),
+    c("alias ls='ls --color'", &[Hazards(&[])]),
     c("bash <<EOF\nrm -rf x\nEOF", &[Cmds(&["bash", "rm -rf x"]), Wrappers(1, &["bash"]), ReadOnly(false)]),
     c("sh <<< 'rm x'", &[Cmds(&["sh", "rm x"])]),
     c("sh <<< \"$X\"", &[Hazards(&["DynamicEval:sh"])]),

@@ -45,6 +45,8 @@ pub(super) struct Output<'s> {
     /// Whether the current position reads a pipe: inside a pipeline stage after the first
     /// (a shell there with no script reads the text the stage before prints).
     pub piped: bool,
+    /// The names of the aliases defined so far (`alias ll='ls -l'`).
+    pub aliases: Vec<String>,
     /// Whether a line of plain words is read without its syntax tree ([`plain::line`]); off
     /// only where that reading is compared with the tree's.
     pub plain: bool,
@@ -65,6 +67,7 @@ impl<'s> Output<'s> {
             changed_dir: false,
             nesting: 0,
             piped: false,
+            aliases: Vec::new(),
             plain: true,
             depth: 0,
             deadline: Instant::now() + ANALYSIS_BUDGET,
@@ -104,12 +107,14 @@ impl<'s> Output<'s> {
             changed_dir: self.changed_dir,
             nesting: self.nesting,
             piped: self.piped,
+            aliases: std::mem::take(&mut self.aliases),
             plain: self.plain,
             depth: self.depth,
             deadline: self.deadline,
         };
         inner.walk_source(src);
         self.hazards = inner.hazards;
+        self.aliases = inner.aliases;
         self.changed_dir = inner.changed_dir;
         self.commands.extend(inner.commands.into_iter().map(|command| -> SimpleCommand<'s> { command.into_owned() }));
         self.writes.extend(inner.writes.into_iter().map(|write| -> RedirectWrite<'s> { write.into_owned() }));

@@ -1221,6 +1221,9 @@ impl<'s> Walker<'s, '_, '_> {
             self.command_variables(carried);
             return;
         }
+        if self.out.aliases.iter().any(|alias| *alias == *words[0].value) {
+            self.out.hazard(Hazard::AliasedCommand { name: excerpt(&words[0].value) });
+        }
         let command = SimpleCommand {
             argv: words.iter().map(|word| word.value.clone()).collect(),
             text: self.text_of(words),
@@ -1310,7 +1313,10 @@ impl<'s> Walker<'s, '_, '_> {
                 let outer = outer(self);
                 for word in &words[1..] {
                     match split_once(&word.value, '=') {
-                        Some((_, body)) if word.is_static() => self.nested(body, &outer),
+                        Some((alias, body)) if word.is_static() => {
+                            self.nested(body, &outer);
+                            self.out.aliases.push(alias.into_owned());
+                        }
                         Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
                         None => {}
                     }
@@ -1763,8 +1769,9 @@ pub(crate) struct ShellOptions {
 }
 
 /// Reads a shell's options from word 1 on (`word_at(k)`: the word's text and whether it is
-/// static): clusters of `-`/`+` letters, `o`/`O` and `--rcfile`/`--init-file` taking the next
-/// word, other long options, up to `--`, `-`, a word known only at run time or an operand.
+/// static): clusters of `-`/`+` letters, each `o`/`O` among them taking a word, `--rcfile`/
+/// `--init-file` taking the next word, other long options, up to `--`, `-`, a word known only
+/// at run time or an operand.
 pub(crate) fn shell_options<'a>(word_at: impl Fn(usize) -> Option<(&'a str, bool)>) -> ShellOptions {
     let mut options = ShellOptions { next: 1, string_option: None, reads_stdin: false };
     while let Some((value, is_static)) = word_at(options.next) {
@@ -1780,12 +1787,14 @@ pub(crate) fn shell_options<'a>(word_at: impl Fn(usize) -> Option<(&'a str, bool
             continue;
         }
         if value.len() > 1 && (value.starts_with('-') || value.starts_with('+')) {
+            // `+c` runs a string as `-c` does, and `+s` reads standard input as `-s`.
             let cluster = &value[1..];
-            if value.starts_with('-') && cluster.contains('c') {
+            if cluster.contains('c') {
                 options.string_option.get_or_insert(options.next);
             }
-            options.reads_stdin |= value.starts_with('-') && cluster.contains('s');
-            options.next += if cluster.contains(['o', 'O']) { 2 } else { 1 };
+            options.reads_stdin |= cluster.contains('s');
+            // Each `o` or `O` of the cluster takes a word of its own (`-ooc errexit nounset`).
+            options.next += 1 + cluster.matches(['o', 'O']).count();
             continue;
         }
         break;
