@@ -636,6 +636,9 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "mise x node@20 -- rm -rf /",
         "bash +c 'rm -rf ~'",
         "bash -ooc errexit nounset 'rm -rf ~'",
+        "sudo X=1 -u root rm -rf ~",
+        "uv run --color always rm -rf ~",
+        "chrt -o rm -rf ~",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(
@@ -785,6 +788,12 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
         "hash -p /bin/rm ls; ls -rf ~",
         "mapfile -C 'rm -rf ~ #' -c 1 < list",
         "shopt -s expand_aliases; alias ls=rm; eval ls -rf ~",
+        "echo rm -rf ~ | xargs env",
+        "xargs -I{} nice sh -c '{}' < cmds",
+        "sudo -s 'rm$IFS-rf$IFS$HOME'",
+        "pnpm -c exec 'rm -rf ~'",
+        "yarn exec 'rm -rf ~'",
+        "fd . ~ --exec=rm -rf",
     ] {
         let message = never_approved_automatically(&engine, command);
         assert!(

@@ -503,8 +503,11 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
             if runs_nothing {
                 return strip;
             }
-            // The first operand is the priority, the command follows it.
-            past_operand(words, scan.next, &mut strip)
+            // The first operand is the priority, the command follows it. Newer chrt takes no
+            // priority for the policies that have none (`chrt -o CMD`): then the command is first.
+            let priority =
+                words.get(scan.next).is_none_or(|w| !w.is_static() || w.value.bytes().all(|b| b.is_ascii_digit()));
+            if priority { past_operand(words, scan.next, &mut strip) } else { scan.next }
         }
         Wrapper::Exec => {
             let scan = scan_options(words, start, &OptSpec { flags: "cl", with_arg: "a", ..OptSpec::default() });
@@ -575,7 +578,16 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
                 long_optional: &["preserve-env"],
                 ..OptSpec::default()
             };
-            let scan = scan_options(words, start, &spec);
+            let mut scan = scan_options(words, start, &spec);
+            let mut next = take_assignments(words, scan.next, &mut strip);
+            // sudo reads options after an assignment too (`sudo X=1 -u root cmd`, `sudo X=1 -- cmd`).
+            while next > scan.next && words.get(next).is_some_and(|w| w.is_static() && w.value.starts_with('-')) {
+                let more = scan_options(words, next, &spec);
+                scan.unresolved |= more.unresolved;
+                scan.seen.extend(more.seen);
+                scan.next = more.next;
+                next = take_assignments(words, scan.next, &mut strip);
+            }
             strip.unresolved = scan.unresolved;
             let runs_nothing =
                 scan.has_any(&["-e", "-l", "-v", "-V", "-K", "--edit", "--list", "--validate", "--version", "--help"])
@@ -585,7 +597,14 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
                 return strip;
             }
             strip.chdir = scan.has_any(&["-D", "--chdir", "-R", "--chroot"]);
-            take_assignments(words, scan.next, &mut strip)
+            // With `-s` or `-i`, sudo hands the command to a shell with every character but
+            // letters, digits, `_`, `-` and `$` escaped: a `$` still expands there.
+            if scan.has_any(&["-s", "-i", "--shell", "--login"])
+                && words[next.min(words.len())..].iter().any(|w| w.value.contains('$'))
+            {
+                strip.unresolved = true;
+            }
+            next
         }
         Wrapper::Doas => {
             let scan = scan_options(words, start, &OptSpec { flags: "nsL", with_arg: "uC", ..OptSpec::default() });
@@ -658,6 +677,21 @@ fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Optio
         return None;
     }
     let mut start = j + 1;
+    // pnpm's shell mode (`-c`, `--shell-mode`) runs the command line through a shell.
+    if name == "pnpm" && words[at + 1..].iter().any(|w| matches!(&*w.value, "-c" | "--shell-mode")) {
+        strip.unresolved = true;
+    }
+    if name == "mise" {
+        // `mise exec -c 'CMD'` runs a command line through a shell.
+        let before_dashdash = words[start..].iter().take_while(|w| w.value != "--");
+        let command = before_dashdash.into_iter().any(|w| w.value == "-c" || w.value.starts_with("--command"));
+        strip.unresolved |= command;
+    }
+    if name == "yarn" {
+        // `yarn exec` runs its arguments, joined, as a script of yarn's own shell.
+        let plain = |w: &Word<'_>| w.value.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
+        strip.unresolved |= !words[start..].iter().all(plain);
+    }
     if name == "direnv" {
         // The folder whose `.envrc` is loaded.
         words.get(start)?;
@@ -680,7 +714,11 @@ fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Optio
         if word.value == "--" {
             return Some(start + 1);
         }
-        start += if RUNNER_VALUE_OPTIONS.contains(&&*word.value) { 2 } else { 1 };
+        let value = &*word.value;
+        // uv's short forms of `--with`, `--index-url` and `--find-links`.
+        let takes_value =
+            RUNNER_VALUE_OPTIONS.contains(&value) || (name == "uv" && matches!(value, "-w" | "-i" | "-f"));
+        start += if takes_value { 2 } else { 1 };
     }
     Some(start)
 }
@@ -688,6 +726,29 @@ fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Optio
 /// Options of `uv run`, `pnpm exec` and `bundle exec` that take the next word as their value.
 const RUNNER_VALUE_OPTIONS: &[&str] = &[
     "--with",
+    "--color",
+    "--index-url",
+    "--extra-index-url",
+    "--default-index",
+    "--find-links",
+    "--cache-dir",
+    "--config-file",
+    "--config-setting",
+    "--python-preference",
+    "--only-group",
+    "--no-group",
+    "--exclude-newer",
+    "--prerelease",
+    "--resolution",
+    "--link-mode",
+    "--index-strategy",
+    "--keyring-provider",
+    "--allow-insecure-host",
+    "--refresh-package",
+    "--reinstall-package",
+    "--upgrade-package",
+    "--no-build-package",
+    "--no-binary-package",
     "--with-editable",
     "--with-requirements",
     "--python",
@@ -986,6 +1047,7 @@ const COMMAND_VARIABLES: &[&str] = &[
     "SYSTEMD_PAGER",
     "GIT_EDITOR",
     "EDITOR",
+    "SUDO_EDITOR",
     "VISUAL",
     "GIT_SEQUENCE_EDITOR",
     "GIT_EXTERNAL_DIFF",
@@ -1650,7 +1712,23 @@ impl<'s> Walker<'s, '_, '_> {
     /// `appends` what it reads, one given neither (`xargs sh`): [`Hazard::DynamicEval`].
     #[inline(never)]
     fn fed_payload(&mut self, payload: &[Word<'s>], replace: &[&str], launcher: &str, appends: bool) {
-        let Some((program, args)) = payload.split_first() else { return };
+        // Wrappers in front (`xargs nice sh -c`, `find -exec env {} ;`) hand on what is fed:
+        // judge the command they run, and a wrapper left without one runs what is appended.
+        let mut at = 0;
+        while let Some(word) = payload.get(at).filter(|word| word.is_static()) {
+            let Some(wrapper) = wrapper_kind(&word.value) else { break };
+            match strip(wrapper, payload, at).next {
+                Some(next) => at = next,
+                None => {
+                    if appends {
+                        self.out
+                            .hazard(Hazard::DynamicEval { command: format!("{launcher} {}", excerpt(&word.value)) });
+                    }
+                    return;
+                }
+            }
+        }
+        let Some((program, args)) = payload[at..].split_first() else { return };
         let holds = |word: &Word<'s>| replace.iter().any(|r| !r.is_empty() && word.value.contains(r));
         if holds(program) {
             self.out.hazard(Hazard::DynamicCommandName { text: excerpt(&program.value) });
@@ -1680,7 +1758,20 @@ impl<'s> Walker<'s, '_, '_> {
     fn fd_payloads(&mut self, words: &[Word<'s>], wrappers: Vec<Text<'s>>) {
         let mut k = 1;
         while k < words.len() {
-            if !matches!(&*words[k].value, "-x" | "--exec" | "-X" | "--exec-batch") {
+            let value = &*words[k].value;
+            // `--exec=CMD`, `-xCMD` and `-HIx CMD` run a command too; where it starts is not
+            // followed.
+            let attached = value.starts_with("--exec=")
+                || value.starts_with("--exec-batch=")
+                || (value.len() > 2
+                    && !value.starts_with("--")
+                    && value.starts_with('-')
+                    && value.contains(['x', 'X']));
+            if attached {
+                self.out
+                    .hazard(Hazard::UnresolvedWrapper { wrapper: format!("{} {}", words[0].value, excerpt(value)) });
+            }
+            if !matches!(value, "-x" | "--exec" | "-X" | "--exec-batch") {
                 k += 1;
                 continue;
             }
