@@ -194,9 +194,7 @@ fn allow_glob_ok(tool: &str) -> bool {
 /// legacy prefix rule, and `domain:` a WebFetch specifier, not parameter rules.
 fn param_rule(spec: &str) -> Option<(String, CommandPattern)> {
     let (name, value) = spec.split_once(':')?;
-    let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !ident || name == "domain" || value.is_empty() || value == "*" {
+    if !crate::bash::is_identifier(name) || name == "domain" || value.is_empty() || value == "*" {
         return None;
     }
     CommandPattern::parse(value).ok().map(|p| (name.to_owned(), p))

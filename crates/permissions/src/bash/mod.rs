@@ -79,6 +79,7 @@ pub(crate) use readonly::{FlagList, flags_and_operands, safe_assignment, safe_en
 pub use readonly::{is_read_only, is_read_only_command};
 pub use shared::{analyze_shared, parses_on_this_thread, recent_analysis};
 pub(crate) use walk::is_exempt_device;
+pub(crate) use word::is_identifier;
 pub(crate) use wrappers::{allows_exact_rules_only, basename, is_bash_like_shell, is_runner, shell_options};
 
 /// Commands longer than this many characters are never auto-approved ([`Hazard::TooLong`]).

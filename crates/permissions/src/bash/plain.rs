@@ -29,7 +29,7 @@
 use std::borrow::Cow;
 
 use super::Text;
-use super::word::Word;
+use super::word::{Word, is_identifier};
 
 /// Lines longer than this many bytes go to the tree.
 const MAX_BYTES: usize = 4096;
@@ -251,15 +251,11 @@ enum Leading {
 
 /// What `word`, as written, is in front of a command's name.
 fn leading(word: &str) -> Leading {
-    let Some(equals) = word.find('=') else { return Leading::Word };
-    let (name, append) = match word[..equals].strip_suffix('+') {
-        Some(name) => (name, true),
-        None => (&word[..equals], false),
-    };
-    let mut chars = name.chars();
-    let is_name = chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if is_name && !append { Leading::Assignment(equals) } else { Leading::Other }
+    match word.find('=') {
+        None => Leading::Word,
+        Some(equals) if is_identifier(&word[..equals]) => Leading::Assignment(equals),
+        Some(_) => Leading::Other,
+    }
 }
 
 /// The assignment `NAME=value` spanning `start..end` of `src`, its `=` at `equals`: the name

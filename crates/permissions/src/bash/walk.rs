@@ -11,7 +11,7 @@ use tree_sitter::Node;
 
 use super::kind::{Kind, kind, kind_of};
 use super::plain::{self, Statement};
-use super::word::{Word, decode_ansi_c};
+use super::word::{Word, decode_ansi_c, is_identifier};
 use super::{Hazard, RedirectWrite, SimpleCommand, Text, parse};
 
 /// How deep the walker follows the syntax tree (statements and words together, across
@@ -732,13 +732,15 @@ impl<'s, 't> Walker<'s, 't, '_> {
         words.extend(extra);
         // tree-sitter reads `_=1` in front of a command as the command's name, and the
         // assignments after it as arguments; bash assigns them all and runs the word after.
-        let leading = words
+        let leading: Vec<_> = words
             .iter()
-            .take_while(|word| is_shell_assignment(self.slice(word.start, word.end)))
-            .map_while(super::wrappers::as_assignment)
-            .count();
-        if leading > 0 {
-            assignments.extend(words.drain(..leading).filter_map(|word| super::wrappers::as_assignment(&word)));
+            .map_while(|word| {
+                is_shell_assignment(self.slice(word.start, word.end)).then(|| super::wrappers::as_assignment(word))?
+            })
+            .collect();
+        if !leading.is_empty() {
+            words.drain(..leading.len());
+            assignments.extend(leading);
         }
         self.emit(words, assignments, Vec::new(), false);
         self.stdin = None;
@@ -1152,17 +1154,10 @@ fn is_assigned_name(name: &str) -> bool {
     is_identifier(name.split_once('[').map_or(name, |(base, _)| base))
 }
 
-/// Whether `text` is a shell identifier: a letter or `_`, then letters, digits and `_`.
-fn is_identifier(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 /// Whether `text` is made only of characters that mean nothing to the shell inside a word
 /// (letters, digits and `-_./+:,=`): no quote, escape, expansion, glob, brace, tilde or
 /// operator.
-fn is_plain(text: &str) -> bool {
+pub(super) fn is_plain(text: &str) -> bool {
     text.bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'+' | b':' | b',' | b'='))
 }

@@ -209,6 +209,14 @@ impl<'s> Word<'s> {
     }
 }
 
+/// Whether `text` is a shell identifier, a name bash assigns to: a letter or `_`, then
+/// letters, digits and `_`.
+pub(crate) fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Decodes the body of an ANSI-C string (`$'…'` without `$'` and `'`) as bash does.
 pub(super) fn decode_ansi_c(body: &str) -> String {
     let mut out = String::new();

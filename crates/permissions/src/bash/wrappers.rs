@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 
 use super::readonly::GIT_CONFIG_GETS;
-use super::walk::{MAX_NESTING, Stdin, Walker, excerpt};
-use super::word::Word;
+use super::walk::{MAX_NESTING, Stdin, Walker, excerpt, is_plain};
+use super::word::{Word, is_identifier};
 use super::{Hazard, SimpleCommand, Text, Wrapped};
 
 /// A command that runs the command given in its arguments.
@@ -314,10 +314,7 @@ pub(super) fn as_assignment<'s>(word: &Word<'s>) -> Option<(Text<'s>, Text<'s>)>
         return None;
     }
     let (name, value) = split_once(&word.value, '=')?;
-    let mut chars = name.chars();
-    let first = chars.next()?;
-    let valid = (first.is_ascii_alphabetic() || first == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    valid.then_some((name, value))
+    is_identifier(&name).then_some((name, value))
 }
 
 /// `text` split at the first `separator`, each part borrowed where `text` is.
@@ -689,8 +686,7 @@ fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Optio
     }
     if name == "yarn" {
         // `yarn exec` runs its arguments, joined, as a script of yarn's own shell.
-        let plain = |w: &Word<'_>| w.value.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
-        strip.unresolved |= !words[start..].iter().all(plain);
+        strip.unresolved |= !words[start..].iter().all(|w| is_plain(&w.value));
     }
     if name == "direnv" {
         // The folder whose `.envrc` is loaded.
