@@ -177,6 +177,7 @@ const WRAPPERS: &[Case] = &[
     c("uv run --color always rm -rf x", &[Lists("rm -rf x")]),
     c("uv run -w requests python x.py", &[Lists("python x.py")]),
     c("pnpm exec -w tsc", &[Lists("tsc")]),
+    c("pnpm exec eslint -c eslint.config.js .", &[Lists("eslint -c eslint.config.js ."), Hazards(&[])]),
     c("fd . --exec=rm", &[Has("UnresolvedWrapper:fd --exec=rm")]),
     c("fd -Hx rm", &[Has("UnresolvedWrapper:fd -Hx")]),
     c("chrt -o rm -rf x", &[Lists("rm -rf x")]),

@@ -674,10 +674,10 @@ fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Optio
         return None;
     }
     let mut start = j + 1;
-    // pnpm's shell mode (`-c`, `--shell-mode`) runs the command line through a shell.
-    if name == "pnpm" && words[at + 1..].iter().any(|w| matches!(&*w.value, "-c" | "--shell-mode")) {
-        strip.unresolved = true;
-    }
+    // pnpm's shell mode (`-c`, `--shell-mode`, before or after `exec`) runs the command line
+    // through a shell.
+    let shell_mode = |w: &Word<'_>| name == "pnpm" && matches!(&*w.value, "-c" | "--shell-mode");
+    strip.unresolved |= words[at + 1..j].iter().any(shell_mode);
     if name == "mise" {
         // `mise exec -c 'CMD'` runs a command line through a shell.
         let before_dashdash = words[start..].iter().take_while(|w| w.value != "--");
@@ -710,6 +710,7 @@ fn runner_payload(words: &[Word<'_>], at: usize, strip: &mut Strip<'_>) -> Optio
         if word.value == "--" {
             return Some(start + 1);
         }
+        strip.unresolved |= shell_mode(word);
         let value = &*word.value;
         // uv's short forms of `--with`, `--index-url` and `--find-links`.
         let takes_value =
