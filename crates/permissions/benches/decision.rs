@@ -270,40 +270,38 @@ fn interleaved() {
     let bash = ToolBuilder::new("Bash").build();
     let mut ctx = ToolContext::new("/repo");
     ctx.permission_mode = PermissionMode::Default;
-    let inputs: Vec<Value> = corpus().iter().map(|c| json!({"command": c})).collect();
-    let parse = || {
-        let mut parser = parser.borrow_mut();
-        for command in corpus() {
-            divan::black_box(parser.parse(command, None));
+    // The parse, and the decision, of every command of `commands`.
+    let parse_of = |commands: &'static [String]| {
+        let parser = &parser;
+        move || {
+            let mut parser = parser.borrow_mut();
+            for command in commands {
+                divan::black_box(parser.parse(command, None));
+            }
         }
     };
+    let (bash, ctx) = (&bash, &ctx);
+    let decision_of = |inputs: Vec<Value>| {
+        move || {
+            for input in &inputs {
+                divan::black_box(engine.evaluate(&**bash, input, ctx, None));
+            }
+        }
+    };
+    let inputs: Vec<Value> = corpus().iter().map(|c| json!({"command": c})).collect();
+    let tree_inputs: Vec<Value> = tree_corpus().iter().map(|c| json!({"command": c})).collect();
+    let (parse, decision) = (parse_of(corpus()), decision_of(inputs.clone()));
+    let (tree_parse, tree_decision) = (parse_of(tree_corpus()), decision_of(tree_inputs));
     let analysis = || {
         for command in corpus() {
             divan::black_box(bash::analyze(command));
         }
     };
-    let decision = || {
-        for input in &inputs {
-            divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
-        }
-    };
     let [decided, parsed] = interleave::alternate(200, 1, &decision, &parse);
     let [analysed, _] = interleave::alternate(200, 1, &analysis, &parse);
-    let tree_inputs: Vec<Value> = tree_corpus().iter().map(|c| json!({"command": c})).collect();
-    let tree_parse = || {
-        let mut parser = parser.borrow_mut();
-        for command in tree_corpus() {
-            divan::black_box(parser.parse(command, None));
-        }
-    };
-    let tree_decision = || {
-        for input in &tree_inputs {
-            divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
-        }
-    };
     let [tree_decided, tree_parsed] = interleave::alternate(200, 1, &tree_decision, &tree_parse);
     let [paired_decisions, paired_parses] = paired(200, &mut parser.borrow_mut(), &inputs, &|input| {
-        divan::black_box(engine.evaluate(&*bash, input, &ctx, None));
+        divan::black_box(engine.evaluate(&**bash, input, ctx, None));
     });
     interleave::print(
         "interleaved",
