@@ -68,6 +68,7 @@ mod kind;
 mod parse;
 mod plain;
 mod readonly;
+mod reread;
 mod shared;
 #[cfg(test)]
 mod tests;

@@ -148,6 +148,25 @@ const SMUGGLING: &[Case] = &[
     c("cat file | sh", &[Cmds(&["cat file", "sh"]), ReadOnly(false)]),
     c("echo ok; `rm x`", &[Cmds(&["echo ok", "`rm x`", "rm x"]), Has("DynamicCommandName:`rm x`")]),
     c("ls $(echo -la) ", &[Cmds(&["ls $(echo -la)", "echo -la"]), ReadOnly(false)]),
+    // A here-document's delimiter is its word with quotes removed, ended at a metacharacter; a
+    // delimiter line is exactly the delimiter; only an unquoted body joins lines ending in `\`.
+    c("cat <<E'O'F\nx\nEOF\ntouch pwned\nE'O'F", &[Cmds(&["cat", "touch pwned", "EOF"]), Hazards(&[])]),
+    c("cat <<E\"O\"F\nx\nEOF\nrm -rf x\nE\"O\"F", &[Cmds(&["cat", "rm -rf x", "EOF"]), Hazards(&[])]),
+    c("cat <<EO'F'\nx\nEOF\ntouch pwned\nEO'F'", &[Cmds(&["cat", "touch pwned", "EOF"])]),
+    c("cat <<E''OF\nx\nEOF\ntouch pwned\nE''OF", &[Cmds(&["cat", "touch pwned", "EOF"])]),
+    c("cat <<E$'O'F\nx\nEOF\ntouch pwned\nE$'O'F", &[Cmds(&["cat", "touch pwned", "EOF"]), Has("AnsiCQuoting")]),
+    c("cat <<E''\nx\nE\ntouch pwned\nE''", &[Cmds(&["cat", "touch pwned", "E"])]),
+    c("cat <<E\\OF\n$(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
+    c("cat <<'EOF'\nx\\\nEOF\nrm -rf y\nEOF", &[Cmds(&["cat", "rm -rf y", "EOF"])]),
+    c("cat <<EOF\nx\\\nEOF\nrm -rf y\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
+    c("cat <<EOF\nx\nEOFX\nrm -rf y\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
+    c("cat <<-EOF\n\tx\n  EOF\nrm y\n\tEOF\nls", &[Cmds(&["cat", "ls"]), Hazards(&[]), ReadOnly(true)]),
+    c("cat <<EOF;echo hi\nx\nEOF", &[Has("ParseError"), ReadOnly(false)]),
+    // An ANSI-C string ends at the first quote that no backslash takes.
+    c("echo $'\\\\' ; touch pwned #'", &[Cmds(&["echo \\", "touch pwned"]), Hazards(&[])]),
+    c("echo $'a\\'b' ; rm x", &[Cmds(&["echo a'b", "rm x"])]),
+    c("echo $'\\c\\\\' ; rm x #'", &[Cmds(&["echo \u{1c}", "rm x"])]),
+    c("echo $'x\\'", &[Has("ParseError"), ReadOnly(false)]),
 ];
 
 /// Wrappers are stripped; the wrapped command is what rules see.

@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 use super::kind::{Kind, kind, kind_of};
 use super::plain::{self, Statement};
+use super::reread::{self, Reading};
 use super::word::{Word, decode_ansi_c, is_identifier};
 use super::{Hazard, RedirectWrite, SimpleCommand, Text, parse};
 
@@ -24,6 +25,11 @@ pub(super) const MAX_NESTING: usize = 12;
 
 /// The most hazards one analysis lists.
 pub(super) const MAX_HAZARDS: usize = 64;
+
+/// How many times one analysis parses a source again after respelling a token that
+/// tree-sitter-bash would end elsewhere than bash ([`reread`]); past that the line is a parse
+/// error.
+const MAX_REREADS: usize = 16;
 
 /// The time budget of one whole analysis, nested parses included.
 const ANALYSIS_BUDGET: Duration = Duration::from_secs(2);
@@ -50,6 +56,8 @@ pub(super) struct Output<'s> {
     /// Whether a line of plain words is read without its syntax tree ([`plain::line`]); off
     /// only where that reading is compared with the tree's.
     pub plain: bool,
+    /// How many sources were parsed again after a respelling ([`MAX_REREADS`]).
+    rereads: usize,
     /// How deep the walkers are in their trees, summed across nested sources.
     depth: usize,
     /// When every parse must be over.
@@ -69,6 +77,7 @@ impl<'s> Output<'s> {
             piped: false,
             aliases: Vec::new(),
             plain: true,
+            rereads: 0,
             depth: 0,
             deadline: Instant::now() + ANALYSIS_BUDGET,
         }
@@ -109,6 +118,7 @@ impl<'s> Output<'s> {
             piped: self.piped,
             aliases: std::mem::take(&mut self.aliases),
             plain: self.plain,
+            rereads: self.rereads,
             depth: self.depth,
             deadline: self.deadline,
         };
@@ -116,6 +126,7 @@ impl<'s> Output<'s> {
         self.hazards = inner.hazards;
         self.aliases = inner.aliases;
         self.changed_dir = inner.changed_dir;
+        self.rereads = inner.rereads;
         self.commands.extend(inner.commands.into_iter().map(|command| -> SimpleCommand<'s> { command.into_owned() }));
         self.writes.extend(inner.writes.into_iter().map(|write| -> RedirectWrite<'s> { write.into_owned() }));
         self.reads.extend(inner.reads.into_iter().map(|read| -> Text<'s> { super::owned(read) }));
@@ -136,6 +147,15 @@ impl<'s> Output<'s> {
             return;
         };
         let root = tree.root_node();
+        match reread::check(root, src) {
+            Reading::Agrees => {}
+            Reading::Rewritten(respelt) if self.rereads < MAX_REREADS => {
+                self.rereads += 1;
+                self.analyze_detached(&respelt);
+                return;
+            }
+            Reading::Rewritten(_) | Reading::Unsure => self.hazard(Hazard::ParseError),
+        }
         let clean = !root.has_error();
         if !clean {
             self.hazard(Hazard::ParseError);
