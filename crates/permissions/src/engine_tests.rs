@@ -822,7 +822,8 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
 /// A here-document delimiter quoted in part (`E'O'F` ends at the line `EOF`) and an ANSI-C
 /// string ending in an escaped backslash (`$'\\'` ends at the next quote) were read by
 /// tree-sitter-bash past where bash ends them, so the commands after them ran unseen, past
-/// deny rules, plan mode, dontAsk and the critical-path check in bypassPermissions.
+/// deny rules, plan mode, dontAsk and the critical-path check in bypassPermissions; so did a
+/// comment after a blank only tree-sitter takes for one (`echo a\\<TAB>#; rm x`).
 #[test]
 fn heredoc_delimiters_and_ansi_c_strings_end_where_bash_ends_them() {
     let s = settings(json!({"permissions": {
@@ -841,6 +842,8 @@ fn heredoc_delimiters_and_ansi_c_strings_end_where_bash_ends_them() {
     }
     smuggled.push("echo $'\\\\' ; touch pwned #'".to_owned());
     smuggled.push("echo $'a\\\\' ; rm -rf x #'".to_owned());
+    // Blanks tree-sitter skips and bash reads as characters of a word.
+    smuggled.extend(["echo a\\\t#; rm -rf x", "echo\r#; rm -rf x", "echo a\x0b#; touch pwned"].map(str::to_owned));
     for command in &smuggled {
         for mode in [Dflt, AcceptEdits, Plan, DontAsk, Bypass] {
             assert_eq!(

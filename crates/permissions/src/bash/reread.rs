@@ -13,6 +13,11 @@
 //!   `\`. tree-sitter keeps quotes in the middle, reads to the next blank, ends at a line that
 //!   only starts with the delimiter, skips any leading blanks, and always joins such lines.
 //!
+//! - **Blanks**: bash separates words only by spaces, tabs and newlines; a carriage return, a
+//!   vertical tab or a form feed is a character of a word, and so is a blank after a backslash.
+//!   tree-sitter skips all of these between tokens, so `echo a\<TAB>#; rm x` is `echo a` and a
+//!   comment to it, where bash runs `rm x`.
+//!
 //! [`check`] computes bash's end of each such token and compares it with the tree's. Where they
 //! differ it returns the source with that token respelt in a form both read alike (`\\` as
 //! `\x5c`; a delimiter as `'EOF'`, or a fresh one that no body line contains), which the caller
@@ -35,6 +40,11 @@ pub(super) enum Reading {
 /// Compares the ends of `src`'s ANSI-C strings and here-documents in the tree at `root` with
 /// bash's, and reports the first that differs.
 pub(super) fn check(root: Node<'_>, src: &str) -> Reading {
+    if may_skip_word_bytes(src.as_bytes())
+        && let Some(reading) = skipped(root, src)
+    {
+        return reading;
+    }
     if !src.contains("$'") && !src.contains("<<") {
         return Reading::Agrees;
     }
@@ -62,6 +72,70 @@ pub(super) fn check(root: Node<'_>, src: &str) -> Reading {
             }
         }
     }
+}
+
+/// Whether `src` holds a byte that tree-sitter may skip as a blank where bash reads it as part
+/// of a word: a carriage return, vertical tab or form feed, a blank after a backslash, or a
+/// character outside ASCII (some of which tree-sitter takes for blanks).
+fn may_skip_word_bytes(src: &[u8]) -> bool {
+    src.iter().enumerate().any(|(i, &byte)| match byte {
+        b'\r' | b'\x0b' | b'\x0c' => true,
+        b'\\' => matches!(src.get(i + 1), Some(b' ' | b'\t' | b'\x0b' | b'\x0c')),
+        _ => byte >= 0x80,
+    })
+}
+
+/// Node kinds read as one token here: their text between children is theirs, not a gap.
+fn is_token(node: Node<'_>) -> bool {
+    node.child_count() == 0
+        || matches!(kind(node), Kind::String | Kind::TranslatedString | Kind::HeredocBody | Kind::Comment)
+}
+
+/// The reading of `src` when tree-sitter skipped, between two tokens, bytes that bash reads
+/// as part of a word: each such byte (or escaped blank) respelt in single quotes.
+fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
+    let bytes = src.as_bytes();
+    let mut gaps = Vec::new();
+    let mut end = 0;
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if is_token(node) {
+            if node.start_byte() > end {
+                gaps.push((end, node.start_byte()));
+            }
+            end = end.max(node.end_byte());
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    gaps.push((end, bytes.len()));
+    for (start, gap_end) in gaps {
+        let mut i = start;
+        while i < gap_end {
+            let width = match (bytes[i], bytes.get(i + 1)) {
+                (b' ' | b'\t' | b'\n', _) => {
+                    i += 1;
+                    continue;
+                }
+                (b'\\', Some(b'\n')) => {
+                    i += 2;
+                    continue;
+                }
+                (b'\\', Some(b' ' | b'\t' | b'\x0b' | b'\x0c')) => 2,
+                (b'\r' | b'\x0b' | b'\x0c', _) => 1,
+                _ => return Some(Reading::Unsure),
+            };
+            let quoted = [b'\'', bytes[i + width - 1], b'\''];
+            return Some(splice(src, i, i + width, &quoted));
+        }
+    }
+    None
 }
 
 /// Where bash ends the ANSI-C string that starts at `start` (`$'`): one past its closing
@@ -386,6 +460,26 @@ mod unit {
         assert_eq!(read("E'O'F"), ("E'O'F".into(), 5, false));
         assert_eq!(read("EOF;echo hi"), ("EOF;echo".into(), 8, false));
         assert_eq!(read("\\EOF"), ("EOF".into(), 4, true));
+    }
+
+    /// A blank bash reads as part of a word is respelt where tree-sitter skipped it; what
+    /// tree-sitter keeps in a token (a quoted carriage return, a comment's) is left alone.
+    #[test]
+    fn blanks_that_bash_reads_as_word_bytes_are_quoted() {
+        let read = |src: &str| {
+            let tree = crate::bash::parse::parse(src, std::time::Instant::now() + std::time::Duration::from_secs(1))
+                .expect("parsed");
+            match skipped(tree.root_node(), src) {
+                Some(Reading::Rewritten(respelt)) => Some(respelt),
+                Some(Reading::Unsure) => Some("unsure".to_owned()),
+                Some(Reading::Agrees) | None => None,
+            }
+        };
+        assert_eq!(read("echo a\\\t#; rm x").as_deref(), Some("echo a'\t'#; rm x"));
+        assert_eq!(read("echo\r#; rm x").as_deref(), Some("echo'\r'#; rm x"));
+        assert_eq!(read("echo a\x0b#; rm x").as_deref(), Some("echo a'\x0b'#; rm x"));
+        assert_eq!(read("echo 'a\r' # x\r y"), None);
+        assert_eq!(read("echo a \\\n b"), None);
     }
 
     #[test]

@@ -571,7 +571,13 @@ const STRUCTURE: &[Case] = &[
     // bash reads backslash-CR as an escaped character: the line feed still ends the command.
     c("echo \\\r\nrm -rf x", &[Cmds(&["echo _", "rm -rf x"]), ReadOnly(false)]),
     c("git status \\\r\ngit push --force", &[Cmds(&["git status _", "git push --force"])]),
-    c("echo \\\\\r\nls", &[Cmds(&["echo \\", "ls"])]),
+    // A carriage return is a character of a word to bash (tree-sitter skips it as a blank).
+    c("echo \\\\\r\nls", &[Cmds(&["echo \\\r", "ls"])]),
+    c("echo a\\\t#; rm x", &[Cmds(&["echo a\t#", "rm x"]), ReadOnly(false)]),
+    c("echo\r#; rm x", &[Cmds(&["echo\r#", "rm x"]), ReadOnly(false)]),
+    c("echo a\x0b#; rm x", &[Cmds(&["echo a\x0b#", "rm x"])]),
+    c("echo a\\\x0c# ; rm x", &[Cmds(&["echo a\x0c#", "rm x"])]),
+    c("ls\r\nrm x", &[Cmds(&["ls\r", "rm x"])]),
     c("cat <<'EOF'\n$(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     c("cat <<EOF | sh\nrm x\nEOF", &[Cmds(&["cat", "sh"]), Hazards(&["DynamicEval:sh"]), ReadOnly(false)]),
     // A shell with no script reads one from its pipe; a script named at run time is dynamic.
