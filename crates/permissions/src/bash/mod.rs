@@ -43,9 +43,10 @@
 //! the analysis follows bash: words after a redirect target (`echo > f hi`) are arguments of the
 //! command, and words split only by a line continuation (`r\<newline>m`) are one word.
 //! Where tree-sitter-bash ends an ANSI-C string or a here-document elsewhere than bash does
-//! (`$'\\' ; touch x #'`, `cat <<E'O'F`), or skips as a blank what bash reads as a character of
-//! a word (a carriage return, a vertical tab, a form feed, a tab after a backslash), the token is respelt so that both agree and the line is
-//! parsed again; where no respelling is known, the line is a parse error.
+//! (`$'\\' ; touch x #'`, `cat <<E'O'F`), or skips as a blank what bash reads as a character
+//! of a word (a carriage return, a vertical tab, a form feed, a tab after a backslash), the
+//! token is respelt so that both agree and the line is parsed again; where no respelling is
+//! known, the line is a parse error.
 //!
 //! [`Hazard::UnknownConstruct`] kinds: `command_subshell` (a `command` node with a subshell
 //! argument, as tree-sitter parses the invalid `echo (x)`), `redirect_arguments` (words after a
