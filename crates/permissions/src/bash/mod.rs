@@ -70,6 +70,8 @@
 use std::borrow::Cow;
 
 mod kind;
+#[cfg(test)]
+mod oracle;
 mod parse;
 mod plain;
 mod readonly;

@@ -824,7 +824,7 @@ fn near_misses_are_not_read_only() {
 }
 
 /// The command of every case here and every fuzz seed of the analysis.
-fn case_and_seed_sources() -> Vec<String> {
+pub(super) fn case_and_seed_sources() -> Vec<String> {
     let mut sources: Vec<String> =
         [SMUGGLING, WRAPPERS, REDIRECTS, QUOTING, DYNAMIC, STRUCTURE, HAZARDS, READ_ONLY, NOT_READ_ONLY]
             .iter()

@@ -1,0 +1,367 @@
+//! A differential oracle: each command line runs in real bash inside a sandbox, and what bash
+//! ran and changed is compared with what [`analyze`] lists.
+//!
+//! - [`sandbox`] runs a line in bubblewrap with recording shims, a not-found handler and xtrace,
+//!   and snapshots the files it may change; [`record`] reads what was recorded;
+//! - [`compare`] is the property (every execution listed, every write listed, a read-only line
+//!   changes nothing and runs only read-only programs) and its matcher;
+//! - [`generate`] makes lines from a grammar and by mutating known lines; [`minimise`] shrinks a
+//!   diverging line before it is reported;
+//! - `regressions.jsonl` holds lines that diverged once (`{"command": …, "found": …}`); the gate
+//!   test runs them all with a bounded generated run, and fails listing every divergence.
+//!
+//! `cargo xtask fuzz shell --minutes N` runs the long, ignored test ([`oracle_long_run`]).
+
+mod compare;
+mod generate;
+mod minimise;
+mod record;
+mod sandbox;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use compare::{Divergence, Kind, Verdict};
+use record::Execution;
+use sandbox::SandboxError;
+
+use super::analyze;
+
+/// How many worker threads run sandboxes.
+const THREADS: usize = 2;
+
+/// How many lines the gate test generates.
+const GATE_COMMANDS: usize = 2500;
+
+/// The gate test's seed.
+const GATE_SEED: u64 = 0x7001_6a7e;
+
+/// How many candidate lines one minimisation may try.
+const MINIMISE_BUDGET: usize = 160;
+
+/// How many diverging lines of one kind are minimised.
+const PER_KIND: usize = 3;
+
+/// The regressions file, beside this module.
+const REGRESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/bash/oracle/regressions.jsonl");
+
+/// One line checked against bash.
+#[derive(Debug, Clone)]
+struct Checked {
+    /// The line.
+    command: String,
+    /// How the run compares with the analysis.
+    verdict: Verdict,
+    /// What bash ran.
+    executions: Vec<Execution>,
+    /// What the analysis listed: each command's wrappers and argv, then writes and hazards.
+    listed: Vec<String>,
+}
+
+impl Checked {
+    /// The kinds of its divergences.
+    fn kinds(&self) -> BTreeSet<Kind> {
+        match &self.verdict {
+            Verdict::Diverges(ds) => ds.iter().map(|d| d.kind.clone()).collect(),
+            _ => BTreeSet::new(),
+        }
+    }
+}
+
+/// Runs `command` in the sandbox and compares the run with its analysis.
+fn check(command: &str) -> Result<Checked, SandboxError> {
+    let analysis = analyze(command);
+    let run = sandbox::run(command, &shim_names(command, &analysis))?;
+    let verdict = compare::verdict(&analysis, &run);
+    let mut listed: Vec<String> = analysis
+        .commands
+        .iter()
+        .map(|c| {
+            let argv = c.argv.iter().map(|w| compare::quote(w)).collect::<Vec<_>>().join(" ");
+            if c.wrappers.is_empty() { format!("`{argv}`") } else { format!("`{argv}` (in {})", c.wrappers.join(" ")) }
+        })
+        .collect();
+    listed.extend(
+        analysis.writes.iter().map(|w| format!("write {:?}{}", w.path, if w.dynamic { " (dynamic)" } else { "" })),
+    );
+    listed.extend(analysis.hazards.iter().map(|h| format!("hazard: {h}")));
+    Ok(Checked { command: command.to_owned(), verdict, executions: run.executions, listed })
+}
+
+/// The names to shim for `command`: the generator's programs, every listed command's name and
+/// wrappers, and every word of the text that could be a program's name.
+fn shim_names(command: &str, analysis: &super::BashAnalysis<'_>) -> Vec<String> {
+    let mut names: BTreeSet<String> = generate::VOCABULARY.iter().map(|&n| n.to_owned()).collect();
+    for listed in &analysis.commands {
+        for word in listed.argv.first().into_iter().chain(&listed.wrappers) {
+            names.insert(word.rsplit('/').next().unwrap_or(word).to_owned());
+        }
+    }
+    let is_name = |c: char| c.is_ascii_alphanumeric() || "_.+-".contains(c);
+    names.extend(command.split(|c| !is_name(c)).filter(|w| !w.is_empty()).take(400).map(str::to_owned));
+    names.into_iter().collect()
+}
+
+/// Checks every line on [`THREADS`] threads; results in the order of `commands`.
+fn check_all(commands: &[String]) -> Vec<Result<Checked, SandboxError>> {
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(BTreeMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..THREADS {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(command) = commands.get(i) else { break };
+                    let result = check(command);
+                    results.lock().unwrap_or_else(|e| e.into_inner()).insert(i, result);
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_values().collect()
+}
+
+/// A diverging line, minimised.
+#[derive(Debug, Clone)]
+struct Finding {
+    /// The line as first found.
+    original: String,
+    /// The minimised line, checked again.
+    minimised: Checked,
+}
+
+impl Finding {
+    /// The finding for a report: the line, its divergences, what bash ran, what was listed.
+    fn report(&self) -> String {
+        let Verdict::Diverges(divergences) = &self.minimised.verdict else { return String::new() };
+        let mut out = format!("- {:?}", self.minimised.command);
+        if self.original != self.minimised.command {
+            out.push_str(&format!("  (minimised from {:?})", self.original));
+        }
+        for d in divergences {
+            out.push_str(&format!("\n    diverges: {}", d.what));
+        }
+        let ran: Vec<String> = self.minimised.executions.iter().map(compare::describe).collect();
+        out.push_str(&format!(
+            "\n    bash ran: {}",
+            if ran.is_empty() { "nothing".to_owned() } else { ran.join(", ") }
+        ));
+        let listed = &self.minimised.listed;
+        out.push_str(&format!(
+            "\n    analysis: {}",
+            if listed.is_empty() { "nothing".to_owned() } else { listed.join(", ") }
+        ));
+        out
+    }
+
+    /// A short description of the divergence class, for `regressions.jsonl`.
+    fn found(&self) -> String {
+        match &self.minimised.verdict {
+            Verdict::Diverges(ds) => ds.iter().map(|d: &Divergence| d.what.clone()).collect::<Vec<_>>().join("; "),
+            _ => String::new(),
+        }
+    }
+}
+
+/// What a batch of lines showed.
+#[derive(Debug, Default)]
+struct Summary {
+    /// How many lines ran.
+    commands: usize,
+    /// How many timed out undecided.
+    undecided: usize,
+    /// The diverging lines, minimised and without duplicates.
+    findings: Vec<Finding>,
+}
+
+/// Checks `commands`, then minimises diverging lines: every one of `always` (lines known to
+/// diverge, such as the regressions), and the shortest [`PER_KIND`] of each divergence kind.
+/// A sandbox that cannot run is an error.
+fn explore(commands: &[String], always: &BTreeSet<String>) -> Result<Summary, SandboxError> {
+    let mut summary = Summary { commands: commands.len(), ..Summary::default() };
+    let mut diverging = Vec::new();
+    for result in check_all(commands) {
+        let checked = match result {
+            Ok(checked) => checked,
+            Err(e @ SandboxError::Bwrap(_)) => return Err(e),
+            Err(e) => {
+                eprintln!("oracle: skipped a line: {e}");
+                continue;
+            }
+        };
+        match checked.verdict {
+            Verdict::Undecided => summary.undecided += 1,
+            Verdict::Agrees => {}
+            Verdict::Diverges(_) => diverging.push(checked),
+        }
+    }
+    diverging.sort_by_key(|c| c.command.len());
+    let mut per_kind: BTreeMap<Kind, usize> = BTreeMap::new();
+    let chosen: Vec<Checked> = diverging
+        .into_iter()
+        .filter(|c| {
+            let fresh = c.kinds().into_iter().any(|kind| {
+                let seen = per_kind.entry(kind).or_default();
+                *seen += 1;
+                *seen <= PER_KIND
+            });
+            fresh || always.contains(&c.command)
+        })
+        .collect();
+    let originals: Vec<String> = chosen.iter().map(|c| c.command.clone()).collect();
+    let minimised = minimise_all(&chosen);
+    let mut seen = BTreeSet::new();
+    for (original, minimised) in originals.into_iter().zip(minimised) {
+        if seen.insert(minimised.command.clone()) {
+            summary.findings.push(Finding { original, minimised });
+        }
+    }
+    Ok(summary)
+}
+
+/// Minimises each diverging line, keeping the first kind of its divergence, on [`THREADS`]
+/// threads.
+fn minimise_all(chosen: &[Checked]) -> Vec<Checked> {
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(BTreeMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..THREADS {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(checked) = chosen.get(i) else { break };
+                    let target = checked.kinds().into_iter().next();
+                    let mut last = checked.clone();
+                    let small =
+                        minimise::minimise(&checked.command, MINIMISE_BUDGET, |candidate| match check(candidate) {
+                            Ok(c) if target.as_ref().is_some_and(|t| c.kinds().contains(t)) => {
+                                last = c;
+                                true
+                            }
+                            _ => false,
+                        });
+                    let result = if last.command == small { last } else { check(&small).unwrap_or(last) };
+                    results.lock().unwrap_or_else(|e| e.into_inner()).insert(i, result);
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_values().collect()
+}
+
+/// One line of `regressions.jsonl`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Regression {
+    /// The command line.
+    command: String,
+    /// What divergence it showed when it was found.
+    found: String,
+}
+
+/// The committed regression cases.
+fn regressions() -> Vec<Regression> {
+    let text = std::fs::read_to_string(REGRESSIONS).unwrap_or_else(|e| panic!("cannot read {REGRESSIONS}: {e}"));
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("bad line in {REGRESSIONS}: {e}: {line}")))
+        .collect()
+}
+
+/// The lines mutations start from: the regressions, the table cases and the fuzz seeds.
+fn mutation_sources(regressions: &[Regression]) -> Vec<String> {
+    let mut sources: Vec<String> = regressions.iter().map(|r| r.command.clone()).collect();
+    sources.extend(super::tests::case_and_seed_sources());
+    sources
+}
+
+/// The report of a summary.
+fn report(summary: &Summary) -> String {
+    let mut out = format!(
+        "{} commands, {} divergences ({} undecided after the time limit)",
+        summary.commands,
+        summary.findings.len(),
+        summary.undecided
+    );
+    for finding in &summary.findings {
+        out.push('\n');
+        out.push_str(&finding.report());
+    }
+    out
+}
+
+/// The gate: every regression case and a bounded generated run agree with bash.
+#[test]
+fn oracle_finds_nothing_bash_runs_unseen() {
+    let started = Instant::now();
+    let regressions = regressions();
+    let mut commands: Vec<String> = regressions.iter().map(|r| r.command.clone()).collect();
+    let always: BTreeSet<String> = commands.iter().cloned().collect();
+    commands.extend(generate::commands(GATE_SEED, GATE_COMMANDS, &mutation_sources(&regressions)));
+    let summary = explore(&commands, &always).unwrap_or_else(|e| panic!("the oracle's sandbox cannot run: {e}"));
+    let report = report(&summary);
+    eprintln!("oracle gate: {report}\n(in {:.1?})", started.elapsed());
+    assert!(summary.findings.is_empty(), "bash ran or changed what the analysis does not list:\n{report}");
+}
+
+/// The long run: generated lines for `TOOLGATE_ORACLE_MINUTES` minutes (default 1) from
+/// `TOOLGATE_ORACLE_SEED` (default the gate's); prints `N commands, M divergences` and appends
+/// new minimised divergences to `regressions.jsonl`.
+#[test]
+#[ignore = "long: run by `cargo xtask fuzz shell --minutes N`"]
+fn oracle_long_run() {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
+    let minutes = env("TOOLGATE_ORACLE_MINUTES").unwrap_or(1);
+    let seed = env("TOOLGATE_ORACLE_SEED").unwrap_or(GATE_SEED);
+    let deadline = Instant::now() + Duration::from_secs(minutes * 60);
+    let regressions = regressions();
+    let known: BTreeSet<String> = regressions.iter().map(|r| r.command.clone()).collect();
+    let sources = mutation_sources(&regressions);
+    let mut all: Vec<String> = Vec::new();
+    let mut undecided = 0;
+    let mut diverging_kinds: BTreeMap<Kind, Vec<String>> = BTreeMap::new();
+    let mut batch = 0;
+    // Run in batches until the time is up, keeping the shortest lines of each kind.
+    while Instant::now() < deadline {
+        let commands = generate::commands(seed.wrapping_add(batch), 400, &sources);
+        batch += 1;
+        for result in check_all(&commands) {
+            let checked = result.unwrap_or_else(|e| panic!("the oracle's sandbox cannot run: {e}"));
+            match &checked.verdict {
+                Verdict::Undecided => undecided += 1,
+                Verdict::Agrees => {}
+                Verdict::Diverges(_) => {
+                    for kind in checked.kinds() {
+                        let lines = diverging_kinds.entry(kind).or_default();
+                        lines.push(checked.command.clone());
+                        lines.sort_by_key(String::len);
+                        lines.truncate(PER_KIND * 2);
+                    }
+                }
+            }
+        }
+        all.extend(commands);
+    }
+    let lines: BTreeSet<String> = diverging_kinds.into_values().flatten().collect();
+    let lines: Vec<String> = lines.into_iter().collect();
+    let mut summary = explore(&lines, &lines.iter().cloned().collect()).unwrap_or_else(|e| panic!("sandbox: {e}"));
+    summary.commands = all.len();
+    summary.undecided = undecided;
+    println!("{}", report(&summary));
+    let new: Vec<String> = summary
+        .findings
+        .iter()
+        .filter(|f| !known.contains(&f.minimised.command))
+        .map(|f| Regression { command: f.minimised.command.clone(), found: f.found() })
+        .filter_map(|r| serde_json::to_string(&r).ok())
+        .collect();
+    if !new.is_empty() {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new().append(true).open(REGRESSIONS).unwrap();
+        for line in &new {
+            writeln!(file, "{line}").unwrap();
+        }
+        println!("appended {} new divergences to {REGRESSIONS}", new.len());
+    }
+}
