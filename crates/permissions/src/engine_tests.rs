@@ -843,7 +843,10 @@ fn heredoc_delimiters_and_ansi_c_strings_end_where_bash_ends_them() {
     smuggled.push("echo $'\\\\' ; touch pwned #'".to_owned());
     smuggled.push("echo $'a\\\\' ; rm -rf x #'".to_owned());
     // Blanks tree-sitter skips and bash reads as characters of a word.
-    smuggled.extend(["echo a\\\t#; rm -rf x", "echo\r#; rm -rf x", "echo a\x0b#; touch pwned"].map(str::to_owned));
+    smuggled.extend(
+        ["echo a\\\t#; rm -rf x", "echo\r#; rm -rf x", "echo a\x0b#; touch pwned", "cat x\n\\rm -rf x"]
+            .map(str::to_owned),
+    );
     for command in &smuggled {
         for mode in [Dflt, AcceptEdits, Plan, DontAsk, Bypass] {
             assert_eq!(

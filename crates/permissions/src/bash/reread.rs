@@ -81,6 +81,7 @@ fn may_skip_word_bytes(src: &[u8]) -> bool {
     src.iter().enumerate().any(|(i, &byte)| match byte {
         b'\r' | b'\x0b' | b'\x0c' => true,
         b'\\' => matches!(src.get(i + 1), Some(b' ' | b'\t' | b'\x0b' | b'\x0c')),
+        b'\n' => src.get(i + 1) == Some(&b'\\'),
         _ => byte >= 0x80,
     })
 }
@@ -101,6 +102,11 @@ fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
     'walk: loop {
         let node = cursor.node();
         if is_token(node) {
+            if kind(node) == Kind::Word
+                && let Some(reading) = word_across_lines(bytes, node.start_byte(), node.end_byte(), src)
+            {
+                return Some(reading);
+            }
             if node.start_byte() > end {
                 gaps.push((end, node.start_byte()));
             }
@@ -136,6 +142,21 @@ fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
         }
     }
     None
+}
+
+/// The reading of `src` when tree-sitter made one word of a line's end and an escaped
+/// character that starts the next line (`ls` then `\\rm -rf x` on the next line is one
+/// command to it; bash runs two): the escaped character respelt in single quotes.
+fn word_across_lines(bytes: &[u8], start: usize, end: usize, src: &str) -> Option<Reading> {
+    let word = &bytes[start..end];
+    let newline = word.iter().enumerate().position(|(i, &b)| b == b'\n' && (i == 0 || word[i - 1] != b'\\'))?;
+    let at = start + newline + 1;
+    match (bytes.get(at), bytes.get(at + 1)) {
+        (Some(b'\\'), Some(&escaped)) if escaped != b'\'' && escaped != b'\n' && escaped.is_ascii() => {
+            Some(splice(src, at, at + 2, &[b'\'', escaped, b'\'']))
+        }
+        _ => Some(Reading::Unsure),
+    }
 }
 
 /// Where bash ends the ANSI-C string that starts at `start` (`$'`): one past its closing

@@ -578,6 +578,9 @@ const STRUCTURE: &[Case] = &[
     c("echo a\x0b#; rm x", &[Cmds(&["echo a\x0b#", "rm x"])]),
     c("echo a\\\x0c# ; rm x", &[Cmds(&["echo a\x0c#", "rm x"])]),
     c("ls\r\nrm x", &[Cmds(&["ls\r", "rm x"])]),
+    // tree-sitter joins a line's last word and an escaped word that starts the next line.
+    c("git status\n\\rm -rf x", &[Cmds(&["git status", "rm -rf x"]), ReadOnly(false)]),
+    c("cat <<\\EOF\nx\nEOF\ntouch pwned\n\\EOF", &[Cmds(&["cat", "touch pwned", "EOF"])]),
     c("cat <<'EOF'\n$(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     c("cat <<EOF | sh\nrm x\nEOF", &[Cmds(&["cat", "sh"]), Hazards(&["DynamicEval:sh"]), ReadOnly(false)]),
     // A shell with no script reads one from its pipe; a script named at run time is dynamic.

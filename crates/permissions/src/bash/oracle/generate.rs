@@ -304,7 +304,7 @@ fn heredoc(rng: &mut Rng, depth: usize) -> String {
         }
         // Closing lines: the word bash may end at, the spelling, near misses.
         let mut closers =
-            vec![word.to_owned(), spelled.to_owned(), format!("\t{word}"), format!("{word} "), format!("{word}x")];
+            [word.to_owned(), spelled.to_owned(), format!("\t{word}"), format!("{word} "), format!("{word}x")];
         for _ in 0..rng.below(3) {
             let i = rng.below(closers.len());
             let j = rng.below(closers.len());
