@@ -1,6 +1,12 @@
 //! `cargo xtask fuzz [--seconds N] [TARGET…]`: runs each cargo-fuzz target of `fuzz/`
 //! for N seconds (default 60) and prints how many inputs each one ran.
 //!
+//! `cargo xtask fuzz shell [--minutes N]` is a target of its own, not cargo-fuzz: the Bash
+//! analysis's differential oracle (`crates/permissions/src/bash/oracle/`), which runs
+//! generated command lines in real bash inside bubblewrap for N minutes (default 5) from a
+//! seed taken from the clock, prints `N commands, M divergences` with each minimised
+//! divergence, and appends new ones to the oracle's `regressions.jsonl`.
+//!
 //! The targets live in the `fuzz/` crate (excluded from the workspace, built with nightly
 //! by `cargo +nightly fuzz`). Each run reads the committed seeds in `fuzz/seeds/TARGET/`
 //! and keeps what it learns in `fuzz/corpus/TARGET/` (ignored by git), so the committed
@@ -27,8 +33,14 @@ pub(crate) const TARGETS: &[&str] = &[
 /// Seconds per target when `--seconds` is not given.
 const DEFAULT_SECONDS: u64 = 60;
 
+/// Minutes of `cargo xtask fuzz shell` when `--minutes` is not given.
+const DEFAULT_SHELL_MINUTES: u64 = 5;
+
 /// Parses the arguments after `fuzz` and runs the targets.
 pub(crate) fn run(args: &[&str]) -> ExitCode {
+    if let ["shell", rest @ ..] = args {
+        return shell(rest);
+    }
     let mut seconds = DEFAULT_SECONDS;
     let mut chosen: Vec<&str> = Vec::new();
     let mut rest = args.iter();
@@ -92,6 +104,45 @@ pub(crate) fn run(args: &[&str]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `cargo xtask fuzz shell [--minutes N]`: the oracle's ignored long-run test, in release,
+/// with `TOOLGATE_ORACLE_MINUTES` and a seed from the clock in `TOOLGATE_ORACLE_SEED`.
+fn shell(args: &[&str]) -> ExitCode {
+    let minutes = match args {
+        [] => Some(DEFAULT_SHELL_MINUTES),
+        ["--minutes", n] => n.parse().ok(),
+        [flag] if flag.starts_with("--minutes=") => flag.trim_start_matches("--minutes=").parse().ok(),
+        _ => None,
+    };
+    let Some(minutes) = minutes else {
+        eprintln!("xtask fuzz shell: usage: cargo xtask fuzz shell [--minutes N] (N a whole number)");
+        return ExitCode::from(2);
+    };
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let command = Cmd::cargo()
+        .args(["test", "--release", "-p", "toolgate-permissions", "--lib", "bash::oracle::oracle_long_run"])
+        .args(["--", "--ignored", "--exact", "--nocapture"])
+        .env("TOOLGATE_ORACLE_MINUTES", minutes.to_string())
+        .env("TOOLGATE_ORACLE_SEED", seed.to_string());
+    eprintln!("::: xtask fuzz shell: {minutes} min, seed {seed}: {}", command.display());
+    let finished = match cmd::run(&command, Output::Tee) {
+        Ok(finished) => finished,
+        Err(e) => {
+            eprintln!("xtask fuzz shell: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match shell_summary(&finished.captured) {
+        Some(line) => println!("shell (seed {seed}): {line}"),
+        None => eprintln!("xtask fuzz shell: the oracle printed no summary"),
+    }
+    if finished.success { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// The oracle's `N commands, M divergences …` line.
+fn shell_summary(output: &str) -> Option<&str> {
+    output.lines().find(|line| line.contains(" commands, ") && line.contains(" divergences"))
+}
+
 /// The number of inputs libFuzzer ran, from its final `stat::number_of_executed_units`
 /// line (or its `Done N runs` line).
 fn executions(output: &str) -> Option<u64> {
@@ -113,5 +164,12 @@ mod tests {
         assert_eq!(executions(out), Some(5012));
         assert_eq!(executions("Done 77 runs in 1 second(s)\n"), Some(77));
         assert_eq!(executions("nothing"), None);
+    }
+
+    #[test]
+    fn the_shell_summary_is_the_oracles_count_line() {
+        let out = "running 1 test\n4000 commands, 2 divergences (1 undecided after the time limit)\n- \"x\"\n";
+        assert_eq!(shell_summary(out), Some("4000 commands, 2 divergences (1 undecided after the time limit)"));
+        assert_eq!(shell_summary("test result: ok"), None);
     }
 }

@@ -8,6 +8,8 @@
 //!   `rg`, `fd`, `sed` and direct library calls, written to `bench/RESULTS.md` (see
 //!   [`mod@bench`]).
 //! - `cargo xtask fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target (see [`mod@fuzz`]).
+//! - `cargo xtask fuzz shell [--minutes N]`: the Bash analysis's differential oracle against
+//!   real bash (see [`mod@fuzz`]).
 //!
 //! xtask has no runtime dependency on the workspace's crates: it only drives `cargo`.
 
@@ -64,6 +66,8 @@ fn usage() -> String {
          \x20                       measure beside rg, fd and sed; write bench/RESULTS.md\n\
          \x20   fuzz [--seconds N] [TARGET...]\n\
          \x20                       run the cargo-fuzz targets (nightly)\n\
+         \x20   fuzz shell [--minutes N]\n\
+         \x20                       run the Bash oracle against real bash in bubblewrap\n\
          \x20   help                print this text\n\
          \n\
          steps:\n\

@@ -9,7 +9,7 @@
 //!
 //! - argv[0] is compared by basename (`/bin/rm` matches `rm`);
 //! - a listed word holding an expansion, glob, brace or leading tilde (`$`, a backtick, `*`,
-//!   `?`, `[`, `{`, `~` first) matches any run of zero or more recorded words, since bash's
+//!   `?`, `[`, `{`, `~` first, a process substitution `<(`/`>(`) matches any run of zero or more recorded words, since bash's
 //!   expansion may yield any words;
 //! - a recorded wrapper invocation (`timeout 5 rm x`) matches a listed command whose
 //!   `wrappers` hold the recorded program's basename and whose argv matches any suffix of the
@@ -160,7 +160,7 @@ fn words_match<S: AsRef<str>>(pattern: &[S], words: &[String]) -> bool {
 
 /// Whether a listed word may expand to other words than itself.
 fn is_dynamic(word: &str) -> bool {
-    word.contains(['$', '`', '*', '?', '[', '{']) || word.starts_with('~')
+    word.contains(['$', '`', '*', '?', '[', '{']) || word.starts_with('~') || word.contains("<(") || word.contains(">(")
 }
 
 /// The last `/`-separated part of a path.
@@ -237,6 +237,7 @@ mod tests {
         assert!(listed_matches("rm $X", &["/usr/bin/rm"]));
         assert!(listed_matches("rm -f *.txt end", &["rm", "-f", "a.txt", "b.txt", "end"]));
         assert!(!listed_matches("rm $X end", &["rm", "a", "b"]));
+        assert!(listed_matches("cat <(ls)", &["cat", "/dev/fd/63"]));
     }
 
     #[test]

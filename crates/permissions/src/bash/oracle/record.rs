@@ -2,7 +2,8 @@
 //!
 //! The xtrace file holds one record per traced simple command. Each starts on a fresh line
 //! with one `+` per nesting level, then `\x1e`, the innermost function's name (empty at top
-//! level), `\x1f`, and the command's words as xtrace quotes them: bare when they need no
+//! level), `\x1d`, the file it was read from (`BASH_SOURCE`, empty for a `-c` string), `\x1f`,
+//! and the command's words as xtrace quotes them: bare when they need no
 //! quoting, `'…'` (a `'` inside as `'\''`) when they hold shell metacharacters or blanks, and
 //! `$'…'` when they hold non-printable bytes. A quoted word may span lines, but `\x1e` never
 //! appears raw inside a word (xtrace writes it as `$'\036'`), so the marker cannot be forged.
@@ -12,6 +13,11 @@
 
 /// The functions whose traced lines are the harness's own, not the command's.
 pub(super) const HARNESS_FUNCTIONS: &[&str] = &["command_not_found_handle", "__oracle_init"];
+
+/// The harness's files: the env script, and the folders shims are in (bash may read a shim as
+/// a script, `bash t`); lines read from them are not the command's.
+const HARNESS_SOURCES: &[&str] =
+    &["/opt/oracle/env.sh", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", "/bin/", "/sbin/"];
 
 /// How an execution was recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,12 +79,19 @@ pub(super) fn parse_trace(bytes: &[u8]) -> Vec<Execution> {
     for record in trace_records(bytes) {
         let Some(rest) = record.strip_prefix(b"\x1e") else { continue };
         let Some(end) = rest.iter().position(|&b| b == 0x1f) else { continue };
-        let function = lossy(&rest[..end]);
-        if HARNESS_FUNCTIONS.contains(&function.as_str()) {
+        let (function, file) = match rest[..end].iter().position(|&b| b == 0x1d) {
+            Some(split) => (lossy(&rest[..split]), lossy(&rest[split + 1..end])),
+            None => (lossy(&rest[..end]), String::new()),
+        };
+        if HARNESS_FUNCTIONS.contains(&function.as_str()) || HARNESS_SOURCES.iter().any(|h| file.starts_with(h)) {
             continue;
         }
         let words = split_words(&rest[end + 1..]);
         let first_command = words.iter().position(|w| !w.assignment).unwrap_or(words.len());
+        // An array assignment (`a=(x y)`) is traced as written, its words unquoted.
+        if words[..first_command].iter().any(|w| w.array) {
+            continue;
+        }
         let argv: Vec<String> = words[first_command..].iter().map(|w| lossy(&w.bytes)).collect();
         if argv.is_empty() || ["[[", "((", "for", "select", "case"].contains(&argv[0].as_str()) {
             continue;
@@ -119,6 +132,8 @@ struct Word {
     bytes: Vec<u8>,
     /// Whether it is an assignment (`NAME=`, `NAME+=`, `NAME[…]=` before any quote).
     assignment: bool,
+    /// Whether it is an array assignment (`NAME=(`).
+    array: bool,
 }
 
 /// Splits a traced command into words, removing xtrace's quoting.
@@ -133,6 +148,8 @@ fn split_words(line: &[u8]) -> Vec<Word> {
             break;
         }
         let assignment = is_assignment_start(&line[i..]);
+        let array = assignment
+            && line[i..].iter().position(|&b| b == b'=').is_some_and(|eq| line.get(i + eq + 1) == Some(&b'('));
         let mut bytes = Vec::new();
         while i < line.len() && line[i] != b' ' {
             match line[i] {
@@ -152,7 +169,7 @@ fn split_words(line: &[u8]) -> Vec<Word> {
                 }
             }
         }
-        words.push(Word { bytes, assignment });
+        words.push(Word { bytes, assignment, array });
     }
     words
 }
@@ -269,8 +286,9 @@ mod tests {
     #[test]
     fn harness_lines_keywords_and_assignments_are_left_out() {
         let text = b"+\x1ecommand_not_found_handle\x1fprintf x\n+\x1e\x1fX=1\n+\x1e\x1f[[ a == b ]]\n\
-                     +\x1e\x1fY='a b' touch y\n+\x1ef\x1frm x\n+\x1e\x1ffor i in 1\n";
-        assert_eq!(traced(text), [vec!["touch", "y"], vec!["rm", "x"]]);
+                     +\x1e\x1fY='a b' touch y\n+\x1ef\x1frm x\n+\x1e\x1ffor i in 1\n+\x1e\x1fa=(x '#' y)\n\
+                     +\x1e\x1d/opt/oracle/env.sh\x1fset -x\n+\x1e\x1d/usr/local/sbin/t\x1fexit 0\n+\x1e\x1dlib.sh\x1fls\n";
+        assert_eq!(traced(text), [vec!["touch", "y"], vec!["rm", "x"], vec!["ls"]]);
     }
 
     #[test]

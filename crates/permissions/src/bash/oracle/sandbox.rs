@@ -13,7 +13,8 @@
 //!   run the real bash with the same arguments, so nested `bash -c` strings really run.
 //! - `BASH_ENV` ([`ENV_SCRIPT`]) defines a `command_not_found_handle` that records a name found
 //!   nowhere on `PATH`, and turns on xtrace into `log/trace` with a marker `PS4` naming the
-//!   innermost function, so the harness's own lines are told apart (see [`super::record`]).
+//!   innermost function and source file, so the harness's own lines (from the env script, or
+//!   from a shim that bash reads as a script) are told apart (see [`super::record`]).
 //! - `work/` and `home/` are snapshotted before and after (path, size, content hash).
 
 use std::collections::BTreeMap;
@@ -54,18 +55,27 @@ __oracle_init() {
   ulimit -f 8192
   exec 99>>/opt/oracle/log/trace
   BASH_XTRACEFD=99
-  PS4=$'+\x1e''${FUNCNAME[0]}'$'\x1f'
+  PS4=$'+\x1e''${FUNCNAME[0]}'$'\x1d''${BASH_SOURCE[0]}'$'\x1f'
   set -x
 }
 __oracle_init
 "#;
 
-/// A recording shim.
-const SHIM: &str =
-    "#!/opt/oracle/bash -p\nprintf '%s\\0' S \"$(($# + 1))\" \"$0\" \"$@\" >> /opt/oracle/log/exec\nexit 0\n";
+/// A recording shim. Run by bash as a script or sourced (`bash t` finds `t` on `PATH`), it
+/// records nothing: it is only an execution when the kernel starts it, in privileged mode.
+const SHIM: &str = concat!(
+    "#!/opt/oracle/bash -p\n",
+    "[[ $- == *p* ]] || return 0 2>/dev/null || exit 0\n",
+    "printf '%s\\0' S \"$(($# + 1))\" \"$0\" \"$@\" >> /opt/oracle/log/exec\n",
+);
 
 /// The shim for `bash` and `sh`: records, then runs the real bash.
-const SHELL_SHIM: &str = "#!/opt/oracle/bash -p\nprintf '%s\\0' S \"$(($# + 1))\" \"$0\" \"$@\" >> /opt/oracle/log/exec\nexec /opt/oracle/bash \"$@\"\n";
+const SHELL_SHIM: &str = concat!(
+    "#!/opt/oracle/bash -p\n",
+    "[[ $- == *p* ]] || return 0 2>/dev/null || exit 0\n",
+    "printf '%s\\0' S \"$(($# + 1))\" \"$0\" \"$@\" >> /opt/oracle/log/exec\n",
+    "exec /opt/oracle/bash \"$@\"\n",
+);
 
 /// Fixture files of `work/` and `home/` (path, content).
 const FIXTURES: &[(&str, &str)] = &[
@@ -116,6 +126,8 @@ pub(super) enum SandboxError {
     Setup(String),
     /// bubblewrap could not be started or could not build the sandbox (no namespaces?).
     Bwrap(String),
+    /// Bash stopped before it read its `BASH_ENV` (the line could not be run at all).
+    NotStarted(String),
     /// A record file was malformed.
     Record(String),
 }
@@ -125,6 +137,7 @@ impl std::fmt::Display for SandboxError {
         match self {
             SandboxError::Setup(e) => write!(f, "preparing the sandbox folder failed: {e}"),
             SandboxError::Bwrap(e) => write!(f, "bubblewrap could not run bash (can it create namespaces?): {e}"),
+            SandboxError::NotStarted(e) => write!(f, "bash stopped before it started the line: {e}"),
             SandboxError::Record(e) => write!(f, "a record file was malformed: {e}"),
         }
     }
@@ -153,7 +166,12 @@ pub(super) fn run(command: &str, names: &[String]) -> Result<Run, SandboxError> 
     let outcome = bwrap(host, command)?;
     let started = host.join("log/started").exists();
     if !started && outcome.0 != ProcessStatus::TimedOut {
-        return Err(SandboxError::Bwrap(format!("{}: {}", outcome.0, outcome.1.trim())));
+        let error = format!("{}: {}", outcome.0, outcome.1.trim());
+        return Err(if outcome.1.starts_with("bwrap:") {
+            SandboxError::Bwrap(error)
+        } else {
+            SandboxError::NotStarted(error)
+        });
     }
     let exec_log = std::fs::read(host.join("log/exec")).unwrap_or_default();
     let mut executions = record::parse_exec_log(&exec_log).map_err(|e| SandboxError::Record(format!("{e:?}")))?;
@@ -226,7 +244,7 @@ fn bwrap(host: &Path, command: &str) -> Result<(ProcessStatus, String), SandboxE
     push(&["--chdir", WORK, "--clearenv"]);
     push(&["--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]);
     push(&["--setenv", "HOME", HOME, "--setenv", "BASH_ENV", "/opt/oracle/env.sh", "--setenv", "LC_ALL", "C"]);
-    push(&[BASH, "-c", command]);
+    push(&[BASH, "-c", "--", command]);
     let spec = ProcessSpec::exec(BWRAP, args)
         .cwd(host)
         .timeout(TIME_LIMIT)
@@ -346,6 +364,13 @@ mod tests {
         assert_eq!(shims.len(), 3, "{shims:?}");
         assert_eq!(shims[2], ["/usr/local/sbin/rm", "z"]);
         assert!(from(&run, Source::Trace).contains(&vec!["rm".into(), "z".into()]));
+    }
+
+    #[test]
+    fn a_shim_that_bash_reads_as_a_script_records_nothing() {
+        let run = sandboxed("bash cat; . ls", &["cat", "ls"]);
+        assert_eq!(from(&run, Source::Shim), [vec!["/usr/local/sbin/bash", "cat"]]);
+        assert_eq!(from(&run, Source::Trace), [vec!["bash", "cat"], vec![".", "ls"]]);
     }
 
     #[test]
