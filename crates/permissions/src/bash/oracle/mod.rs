@@ -183,17 +183,19 @@ struct Summary {
 
 /// Checks `commands`, then minimises diverging lines: every one of `always` (lines known to
 /// diverge, such as the regressions), and the shortest [`PER_KIND`] of each divergence kind.
-/// A sandbox that cannot run is an error.
+/// A sandbox that cannot run is an error, and so is a line of `always` that could not be run.
 fn explore(commands: &[String], always: &BTreeSet<String>) -> Result<Summary, SandboxError> {
     let mut summary = Summary { commands: commands.len(), ..Summary::default() };
     let mut diverging = Vec::new();
     let started = Instant::now();
     let results = check_all(commands);
     eprintln!("oracle: {} lines checked in {:.1?}", commands.len(), started.elapsed());
-    for result in results {
+    for (command, result) in commands.iter().zip(results) {
         let checked = match result {
             Ok(checked) => checked,
             Err(e @ SandboxError::Bwrap(_)) => return Err(e),
+            // A line that must be checked (a regression case) is never skipped.
+            Err(e) if always.contains(command) => return Err(e),
             Err(e) => {
                 eprintln!("oracle: skipped a line: {e}");
                 continue;
