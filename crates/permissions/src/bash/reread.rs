@@ -93,7 +93,7 @@ fn is_token(node: Node<'_>) -> bool {
 }
 
 /// The reading of `src` when tree-sitter skipped, between two tokens, bytes that bash reads
-/// as part of a word: each such byte (or escaped blank) respelt in single quotes.
+/// as part of a word: every such byte (or escaped blank) respelt in single quotes.
 fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
     let bytes = src.as_bytes();
     let mut gaps = Vec::new();
@@ -121,6 +121,9 @@ fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
         }
     }
     gaps.push((end, bytes.len()));
+    // Every such byte of every gap is respelt at once (a file of CRLF lines has one a line).
+    let mut out: Vec<u8> = Vec::new();
+    let mut copied = 0;
     for (start, gap_end) in gaps {
         let mut i = start;
         while i < gap_end {
@@ -137,11 +140,17 @@ fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
                 (b'\r' | b'\x0b' | b'\x0c', _) => 1,
                 _ => return Some(Reading::Unsure),
             };
-            let quoted = [b'\'', bytes[i + width - 1], b'\''];
-            return Some(splice(src, i, i + width, &quoted));
+            out.extend_from_slice(&bytes[copied..i]);
+            out.extend_from_slice(&[b'\'', bytes[i + width - 1], b'\'']);
+            i += width;
+            copied = i;
         }
     }
-    None
+    if copied == 0 {
+        return None;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    Some(String::from_utf8(out).map_or(Reading::Unsure, Reading::Rewritten))
 }
 
 /// The reading of `src` when tree-sitter made one word of a line's end and an escaped
@@ -501,6 +510,8 @@ mod unit {
         assert_eq!(read("echo a\x0b#; rm x").as_deref(), Some("echo a'\x0b'#; rm x"));
         assert_eq!(read("echo 'a\r' # x\r y"), None);
         assert_eq!(read("echo a \\\n b"), None);
+        let crlf = "git status\r\n".repeat(40);
+        assert_eq!(read(&crlf), Some("git status'\r'\n".repeat(40)));
     }
 
     #[test]
