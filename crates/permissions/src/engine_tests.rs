@@ -639,6 +639,9 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "sudo X=1 -u root rm -rf ~",
         "uv run --color always rm -rf ~",
         "chrt -o rm -rf ~",
+        // Brace expansion makes the words rm receives.
+        "rm -rf {~,x}",
+        "r{m,} -rf ~",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(
@@ -767,7 +770,6 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
     let engine = empty_engine();
     let bash = tool("Bash");
     for command in [
-        "r{m,} -rf ~",
         "{rm,-rf,~}",
         "$CMD -rf ~",
         "/???/r? -rf ~",
@@ -1278,4 +1280,40 @@ fn a_recursive_read_checks_the_files_below_folders_that_exist() {
         let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
         assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
     }
+}
+
+/// Bash expands braces before it runs a command: the options and paths they make are checked
+/// as if written out (`wc {--files0-from=.env,}` is `wc --files0-from=.env`), and an expansion
+/// too large to make is never approved automatically.
+#[test]
+fn brace_expansions_are_checked_as_the_words_bash_makes() {
+    let s = settings(json!({"permissions": {"deny": ["Read(./.env)"]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for (command, mode, behavior) in [
+        ("wc {--files0-from=.env,}", Dflt, Deny),
+        ("wc {--files0-from=.env,}", Plan, Deny),
+        ("wc {--files0-from=.env,}", Bypass, Deny),
+        ("diff {--from-file=.env,} f", Dflt, Deny),
+        ("diff {--from-file=.env,} f", Bypass, Deny),
+        ("cat {.env,}", Dflt, Deny),
+        ("wc {--files0-from=src/list,}", Dflt, Ask),
+        ("cat src/{a,b}.rs", Dflt, Allow),
+        ("echo {a,b}", Plan, Allow),
+    ] {
+        let got = check(&engine, &bash, json!({"command": command}), mode, None);
+        assert_eq!(got.0, behavior, "{command} in {mode}");
+    }
+    // `-R` follows links out of the working directories: not an automatic read-only approval.
+    for mode in [Dflt, Plan] {
+        let e = engine.evaluate(&bash, &json!({"command": "grep {-R,} PRIV ."}), &ctx(mode), None);
+        assert_ne!(e.decision.reason.kind(), "classifier", "{}", e.explain());
+        assert_ne!(e.decision.behavior, Allow, "{}", e.explain());
+    }
+    for command in ["echo {1..1000}{1..1000}{1..1000}", "echo {a,b}{1..200}", "ls x{1..300}"] {
+        let message = never_approved_automatically(&engine, command);
+        assert!(message.contains("brace expansion"), "{message}");
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Plan, None), (Deny, "mode"), "{command}");
+    }
+    bypassed(&engine, &["touch x{1..256}", "cp src/x.rs{,.bak}"]);
 }

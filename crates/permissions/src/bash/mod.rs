@@ -64,6 +64,7 @@
 
 use std::borrow::Cow;
 
+mod brace;
 mod kind;
 mod parse;
 mod plain;
@@ -309,6 +310,10 @@ pub enum Hazard {
         /// The alias's name.
         name: String,
     },
+    /// Brace expansion would make more than 256 words or 64 KiB of one command's words
+    /// (`echo {1..1000}{1..1000}{1..1000}`, which exhausts bash's memory): the words stay
+    /// as written, and what the command receives is not checked.
+    BraceExpansionTooLarge,
 }
 
 impl Hazard {
@@ -335,7 +340,8 @@ impl Hazard {
             | Hazard::ArithmeticName { .. }
             | Hazard::UnresolvedWrapper { .. }
             | Hazard::UnfollowedLauncher { .. }
-            | Hazard::AliasedCommand { .. } => true,
+            | Hazard::AliasedCommand { .. }
+            | Hazard::BraceExpansionTooLarge => true,
             Hazard::CommandSubstitution
             | Hazard::ProcessSubstitution
             | Hazard::ParameterExpansion
@@ -389,6 +395,12 @@ impl std::fmt::Display for Hazard {
             Hazard::AliasedCommand { name } => {
                 write!(f, "`{name}` may run as the alias the command defines for it, with arguments the checks do not see")
             }
+            Hazard::BraceExpansionTooLarge => write!(
+                f,
+                "a brace expansion makes more than {} words or {} KiB of one command",
+                brace::MAX_WORDS,
+                brace::MAX_BYTES / 1024
+            ),
         }
     }
 }

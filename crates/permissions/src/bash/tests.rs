@@ -67,6 +67,7 @@ fn hazard_name(hazard: &Hazard) -> String {
         Hazard::ArithmeticName { name } => format!("ArithmeticName:{name}"),
         Hazard::UnfollowedLauncher { launcher } => format!("UnfollowedLauncher:{launcher}"),
         Hazard::AliasedCommand { name } => format!("AliasedCommand:{name}"),
+        Hazard::BraceExpansionTooLarge => "BraceExpansionTooLarge".to_owned(),
     }
 }
 
@@ -447,8 +448,34 @@ const QUOTING: &[Case] = &[
     c("echo $\"hi\" x", &[Text(0, "echo $\"hi\" x"), Expansion(0, true)]),
     c("ls '*.rs'", &[Glob(0, false), Argv(0, &["ls", "*.rs"])]),
     c("ls *.rs", &[Glob(0, true)]),
-    c("ls {a,b}", &[Glob(0, true), Argv(0, &["ls", "{a,b}"])]),
-    c("find . -{de,x}lete", &[Glob(0, true), ReadOnly(false)]),
+    // Brace expansion makes the words bash runs (checked with `bash -c 'printf "<%s>" …'`).
+    c("ls {a,b}", &[Glob(0, false), Argv(0, &["ls", "a", "b"]), Text(0, "ls {a,b}")]),
+    c("find . -{de,x}lete", &[Argv(0, &["find", ".", "-delete", "-xlete"]), ReadOnly(false)]),
+    c("wc {--files0-from=.env,}", &[Argv(0, &["wc", "--files0-from=.env"]), ReadOnly(false)]),
+    c("diff {--from-file=.env,} f", &[Argv(0, &["diff", "--from-file=.env", "f"]), ReadOnly(false)]),
+    c("grep {-R,} PRIV .", &[Argv(0, &["grep", "-R", "PRIV", "."]), ReadOnly(false)]),
+    c("echo x{a,}y {a,\"\"} {,} {a}b,c}", &[Argv(0, &["echo", "xay", "xy", "a", "", "a}b", "c"])]),
+    c(
+        "echo {\"a,b\"} '{a,b}' \\{a,b} {a} {} {a,b",
+        &[Argv(0, &["echo", "{a,b}", "{a,b}", "{a,b}", "{a}", "{}", "{a,b"])],
+    ),
+    c(
+        "echo {a,{b,c}}{1..3..2} {x{a,b} {-01..2} {Z..b..3}",
+        &[Argv(
+            0,
+            &["echo", "a1", "a3", "b1", "b3", "c1", "c3", "{xa", "{xb", "-01", "000", "001", "002", "Z", "]", "`"],
+        )],
+    ),
+    c(
+        "echo {1..'3'} {1..a} {a..} {1..3,x} {a,'b,c'} {a,b\\,c}",
+        &[Argv(0, &["echo", "{1..3}", "{1..a}", "{a..}", "1..3", "x", "a", "b,c", "a", "b,c"])],
+    ),
+    c("echo {a,b}$X", &[Argv(0, &["echo", "{a,b}$X"]), Glob(0, true)]),
+    c("echo {a,b}*.rs", &[Argv(0, &["echo", "a*.rs", "b*.rs"]), Glob(0, true)]),
+    c("r{m,} -rf ~", &[Argv(0, &["rm", "r", "-rf", "~"]), Has("DynamicCommandName:r{m,}")]),
+    c("echo {1..1000}{1..1000}{1..1000}", &[Has("BraceExpansionTooLarge"), ReadOnly(false)]),
+    c("echo {1..257}", &[Has("BraceExpansionTooLarge"), ReadOnly(false)]),
+    c("echo {1..256}", &[Hazards(&[]), ReadOnly(true)]),
     c("git log @{u}", &[Glob(0, false), ReadOnly(true)]),
     // Where tree-sitter reads a line apart from bash (each with a `$` so that the tree reads it).
     c("_=1 A=2 rm -rf $HOME", &[Cmds(&["rm -rf $HOME"]), Assign(0, &[("_", "1"), ("A", "2")])]),

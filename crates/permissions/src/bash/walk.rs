@@ -742,6 +742,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             words.drain(..leading.len());
             assignments.extend(leading);
         }
+        let words = self.brace_expanded(self.join_continuations(words));
         self.emit(words, assignments, Vec::new(), false);
         self.stdin = None;
         self.flush(mark);
