@@ -385,23 +385,19 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option
     let short = |letters: &[char]| {
         options.iter().any(|o| !o.starts_with("--") && o.chars().skip(1).any(|c| letters.contains(&c)))
     };
+    // The table's reading reports each option by one name: `--recursiv` and `--recursive` as
+    // `-r`, `-d rec` as `-d recurse` (see `Spelling` in the read-only table).
     let (recursive, filtered) = match program {
-        "grep" | "egrep" | "fgrep" => (
-            short(&['r', 'R'])
-                || options.iter().any(|o| matches!(*o, "--recursive" | "--dereference-recursive"))
-                || flags.iter().any(|(f, v)| matches!(*f, "-d" | "--directories") && *v == Some("recurse")),
-            false,
-        ),
+        "grep" | "egrep" | "fgrep" => {
+            (short(&['r', 'R']) || flags.iter().any(|(f, v)| *f == "-d" && *v == Some("recurse")), false)
+        }
         // Globs and types override ripgrep's filters (`-g .env` searches `.env`).
         "rg" => (
             true,
             !(short(&['.', 'u', 'g', 't', 'T'])
-                || options.iter().any(|o| {
-                    matches!(*o, "--hidden" | "--glob" | "--iglob" | "--type" | "--type-not" | "--type-add")
-                        || o.starts_with("--no-ignore")
-                })),
+                || options.iter().any(|o| matches!(*o, "--iglob" | "--type-add") || o.starts_with("--no-ignore"))),
         ),
-        "diff" => (short(&['r']) || options.contains(&"--recursive"), false),
+        "diff" => (short(&['r']), false),
         _ => (false, false),
     };
     if !recursive {
@@ -859,6 +855,13 @@ mod tests {
         assert_eq!(rec("grep -r -e KEY"), Some((vec![".".to_owned()], false)));
         assert_eq!(rec("diff -r a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
         assert_eq!(rec("diff a b"), None);
+        // Each option by the one name the table's reading gives it.
+        assert_eq!(rec("diff --recursiv --no-dereference a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
+        assert_eq!(rec("grep --recursiv x ."), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("grep --dir rec x src"), Some((vec!["src".to_owned()], false)));
+        assert_eq!(rec("grep -drecu x"), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("grep -d skip x ."), None);
+        assert_eq!(rec("rg --unrestricted x"), Some((vec![".".to_owned()], false)));
     }
 
     #[test]

@@ -1317,3 +1317,54 @@ fn brace_expansions_are_checked_as_the_words_bash_makes() {
     }
     bypassed(&engine, &["touch x{1..256}", "cp src/x.rs{,.bak}"]);
 }
+
+/// GNU programs take any unambiguous prefix of a long option (`--recursiv`, `--dir`) and of
+/// some options' words (grep's `-d rec`): the recursion those spellings ask for is checked as
+/// `-r` is, below folders a rule denies and outside the working directories.
+#[test]
+fn abbreviated_options_that_recurse_are_checked_as_recursion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    for dir in ["secret", ".hidden"] {
+        std::fs::create_dir_all(repo.join(dir)).unwrap();
+        std::fs::write(repo.join(dir).join("key.txt"), "k=v").unwrap();
+    }
+    let s = settings_at(json!({"permissions": {"deny": ["Read(./secret/**)", "Read(./.hidden/**)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let bash = tool("Bash");
+    let mut c = ToolContext::new(&repo);
+    for (command, behavior) in [
+        ("grep --recursiv key .", Deny),
+        ("grep --rec key .", Deny),
+        ("grep --dir=recurse key .", Deny),
+        ("grep --directories rec key .", Deny),
+        ("grep -d rec key .", Deny),
+        ("grep -drec key .", Deny),
+        ("egrep --recursive key .", Deny),
+        ("rg --unrestricted --unrestricted key", Deny),
+        ("rg -uu key", Deny),
+        ("grep -d skip key .", Allow),
+        ("grep --dir=read key .", Allow),
+    ] {
+        for mode in [Dflt, Plan, Bypass] {
+            c.permission_mode = mode;
+            let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
+            assert_eq!(e.decision.behavior, behavior, "{command} in {mode}: {}", e.explain());
+        }
+    }
+    // ripgrep skips hidden folders unless told not to.
+    let s = settings_at(json!({"permissions": {"deny": ["Read(./.hidden/**)"]}}), &repo);
+    let hidden_only = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    c.permission_mode = Dflt;
+    for (command, behavior) in
+        [("rg key", Allow), ("rg --unrestricted --unrestricted key", Deny), ("rg --hidden key", Deny)]
+    {
+        let e = hidden_only.evaluate(&bash, &json!({"command": command}), &c, None);
+        assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
+    }
+    let engine = empty_engine();
+    for command in ["grep --recursiv x /", "grep -drec x /etc", "grep --dir recurse x ~", "grep --deref x ."] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None).0, Ask, "{command}");
+        assert_ne!(check(&engine, &bash, json!({"command": command}), Plan, None).0, Allow, "{command}");
+    }
+}

@@ -766,6 +766,8 @@ const NOT_READ_ONLY: &[Case] = &[
     c("git ls-files | xargs cat", &[ReadOnly(false)]),
     c("echo /etc/shadow | xargs cat", &[ReadOnly(false)]),
     c("grep -f /etc/shadow x", &[ReadOnly(false)]),
+    c("grep --fil=/etc/shadow x", &[ReadOnly(false)]),
+    c("grep --deref x .", &[ReadOnly(false)]),
     c("sed '1r /etc/shadow' x", &[ReadOnly(false)]),
     c("git diff --no-index /etc/shadow /dev/null", &[ReadOnly(false)]),
     c("xargs -a /etc/shadow", &[ReadOnly(false)]),
