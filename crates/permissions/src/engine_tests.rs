@@ -1368,3 +1368,23 @@ fn abbreviated_options_that_recurse_are_checked_as_recursion() {
         assert_ne!(check(&engine, &bash, json!({"command": command}), Plan, None).0, Allow, "{command}");
     }
 }
+
+/// find's own options (`-H -L -P -D OPTS -OLEVEL`, then `--`) come before its starting
+/// points: a starting point after them is read, and removed by `-delete`, as one first.
+#[test]
+fn find_starting_points_after_its_leading_options_are_checked() {
+    let engine = empty_engine();
+    let bash = tool("Bash");
+    for command in ["find -P -- ~", "find -O3 ~", "find -D tree /etc", "find -P -- $HOME", "find -- /etc -name x"] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None).0, Ask, "{command}");
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Plan, None).0, Deny, "{command}");
+    }
+    for command in ["find -P -- / -delete", "find -O3 ~ -delete", "find -D exec -- ~ -exec rm -rf {} +"] {
+        for mode in [Dflt, Bypass] {
+            assert_eq!(check(&engine, &bash, json!({"command": command}), mode, None), (Ask, "safety"), "{command}");
+        }
+    }
+    for command in ["find -P -- src -name '*.rs'", "find -O2 . -type f"] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "classifier"), "{command}");
+    }
+}

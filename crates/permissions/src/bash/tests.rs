@@ -731,6 +731,7 @@ const NOT_READ_ONLY: &[Case] = &[
     c("sed -i s/a/b/ f", &[ReadOnly(false)]),
     c("sort -o out in", &[ReadOnly(false)]),
     c("find . -delete", &[ReadOnly(false)]),
+    c("find -P -- / -delete", &[ReadOnly(false)]),
     c("git branch -D x", &[ReadOnly(false)]),
     c("git config user.name x", &[ReadOnly(false)]),
     c("fd -x rm", &[ReadOnly(false)]),
