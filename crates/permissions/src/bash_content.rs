@@ -40,7 +40,7 @@ use crate::bash::{
     BashAnalysis, Hazard, SimpleCommand, Strs, Text, is_read_only_command, safe_assignment, safe_env_name,
 };
 use crate::bash_paths::{
-    Bases, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, git_global_options,
+    Bases, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, git_global_options, glob_folder,
     glob_may_name_hidden, operands, option_paths, option_values, output_paths, read_operands, recursion,
     sed_edits_only_operands, walk_below,
 };
@@ -177,6 +177,12 @@ pub(crate) fn bash_content<'b>(
             for arg in args {
                 check.operand(cmd, arg, &["Read"], Access::Read);
             }
+        }
+        // An unquoted glob lists the folder it matches in, whatever the command does with
+        // the names (`echo ~/*` prints the home folder's as `ls ~` does).
+        for &at in &cmd.glob_words {
+            let folder = glob_folder(&cmd.argv[at]);
+            check.operand(cmd, folder, &["Read"], Access::Read);
         }
         // Files named in `--name=VALUE` options, and what git prints of a repository's files
         // (read, unless the command is not read-only).

@@ -359,6 +359,18 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
     Some(args)
 }
 
+/// The folder an unquoted glob word lists to match its first pattern component: the
+/// word up to the `/` before the component with the first `*`, `?` or `[` (`~/.ss?/id_*`
+/// lists `~`, `/etc/*` lists `/etc`, `*.rs` lists `.`, `/*` lists `/`).
+pub(crate) fn glob_folder(word: &str) -> &str {
+    let first = word.find(['*', '?', '[']).unwrap_or(word.len());
+    match word[..first].rfind('/') {
+        Some(0) => "/",
+        Some(slash) => &word[..slash],
+        None => ".",
+    }
+}
+
 /// find's options that come before its starting points (GNU findutils), each a word of its
 /// own: the symbolic-link modes, `-D` with the debug options in the next word, and `-O`
 /// with its level attached (`-O3`); a `--` ends them.
@@ -960,6 +972,11 @@ mod tests {
         assert_eq!(ops("find -P -- ~"), Some(vec!["~".to_owned()]));
         assert_eq!(ops("find -O3 -D tree /etc -name x"), Some(vec!["/etc".to_owned()]));
         assert_eq!(ops("find -H -name x"), Some(vec![".".to_owned()]));
+        for (word, folder) in
+            [("~/.ss?/id_*", "~"), ("/etc/*", "/etc"), ("*.rs", "."), ("/*", "/"), ("src/a/*.rs", "src/a")]
+        {
+            assert_eq!(glob_folder(word), folder, "{word}");
+        }
         assert_eq!(ops("fd pattern /"), Some(vec!["/".to_owned()]));
         assert_eq!(ops("echo /etc/shadow"), None);
         assert_eq!(ops("git log -- /etc"), None);

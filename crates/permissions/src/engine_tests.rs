@@ -1388,3 +1388,30 @@ fn find_starting_points_after_its_leading_options_are_checked() {
         assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "classifier"), "{command}");
     }
 }
+
+/// An unquoted glob lists the folder it matches in: outside the working directories it is
+/// read as `ls` of that folder would be, whatever the command (`echo ~/*` prints the home
+/// folder's names as `ls ~` does).
+#[test]
+fn a_glob_lists_the_folder_it_matches_in() {
+    let engine = empty_engine();
+    let bash = tool("Bash");
+    for command in ["echo ~/*", "echo /etc/*", "printf '%s\\n' ~/.ssh/*", "cat ~/.ss?/id_*", "echo /???/*"] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None).0, Ask, "{command}");
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Plan, None).0, Deny, "{command}");
+    }
+    for command in ["echo *.rs", "ls src/*.rs", "echo '~/*' \"/etc/*\""] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "classifier"), "{command}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::create_dir_all(repo.join("secret")).unwrap();
+    std::fs::write(repo.join("secret/key.txt"), "k=v").unwrap();
+    let s = settings_at(json!({"permissions": {"deny": ["Read(./secret/**)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let c = ToolContext::new(&repo);
+    for (command, behavior) in [("echo secret/*", Deny), ("ls secret", Deny), ("echo src/*", Allow)] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
+        assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
+    }
+}

@@ -167,6 +167,9 @@ pub struct SimpleCommand<'s> {
     /// Whether an unquoted glob (`*`, `?`, `[..]`), brace expansion (`{a,b}`, `{1..3}`) or
     /// extglob appears in an argument.
     pub has_glob: bool,
+    /// The indexes in `argv` of the arguments with an unquoted glob (`*`, `?`, `[..]`) or
+    /// extglob: each lists the folder it matches in.
+    pub glob_words: Vec<usize>,
     /// How many words of `argv`, from the first, are known before the command runs (no
     /// expansion, glob or brace expansion in them): `argv.len()` for a command known in full.
     /// A deny or ask rule that the rest may match once it is known keeps the command from
@@ -202,6 +205,7 @@ impl SimpleCommand<'_> {
             wrappers: self.wrappers.into_iter().map(owned).collect(),
             has_expansion: self.has_expansion,
             has_glob: self.has_glob,
+            glob_words: self.glob_words,
             static_words: self.static_words,
             wrapped: self.wrapped.map(|wrapped| Wrapped { text: owned(wrapped.text), ..wrapped }),
         }

@@ -622,6 +622,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             wrappers: Vec::new(),
             has_expansion: false,
             has_glob: false,
+            glob_words: Vec::new(),
             static_words: 0,
             wrapped: None,
         });

@@ -1300,6 +1300,7 @@ impl<'s> Walker<'s, '_, '_> {
             wrappers,
             has_expansion: words.iter().any(|word| word.expansion),
             has_glob: words.iter().skip(1).any(|word| word.glob),
+            glob_words: words.iter().enumerate().skip(1).filter(|(_, word)| word.glob).map(|(at, _)| at).collect(),
             static_words: words.iter().position(|word| !word.is_static()).unwrap_or(words.len()),
             wrapped: wrapped.map(|(from, leading)| Wrapped {
                 text: self.text_of(from),
