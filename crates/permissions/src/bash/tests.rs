@@ -33,6 +33,8 @@ enum E {
     Expansion(usize, bool),
     /// `has_glob` of command `n`.
     Glob(usize, bool),
+    /// `glob_words` of command `n`.
+    GlobWords(usize, &'static [usize]),
 }
 
 use E::*;
@@ -101,6 +103,7 @@ fn check(analysis: &BashAnalysis, expect: &E) -> Option<String> {
         Text(n, text) => command(*n).is_some_and(|c| c.text == *text),
         Expansion(n, expansion) => command(*n).is_some_and(|c| c.has_expansion == *expansion),
         Glob(n, glob) => command(*n).is_some_and(|c| c.has_glob == *glob),
+        GlobWords(n, at) => command(*n).is_some_and(|c| c.glob_words == *at),
     };
     (!ok).then(|| format!("expected {expect:?}"))
 }
@@ -448,6 +451,10 @@ const QUOTING: &[Case] = &[
     c("echo $\"hi\" x", &[Text(0, "echo $\"hi\" x"), Expansion(0, true)]),
     c("ls '*.rs'", &[Glob(0, false), Argv(0, &["ls", "*.rs"])]),
     c("ls *.rs", &[Glob(0, true)]),
+    c(
+        "echo ~/* '/etc/*' ~/.ss?/id_* {a,/e*}",
+        &[GlobWords(0, &[1, 3, 5]), Argv(0, &["echo", "~/*", "/etc/*", "~/.ss?/id_*", "a", "/e*"])],
+    ),
     // Brace expansion makes the words bash runs (checked with `bash -c 'printf "<%s>" …'`).
     c("ls {a,b}", &[Glob(0, false), Argv(0, &["ls", "a", "b"]), Text(0, "ls {a,b}")]),
     c("find . -{de,x}lete", &[Argv(0, &["find", ".", "-delete", "-xlete"]), ReadOnly(false)]),
