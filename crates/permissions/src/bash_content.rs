@@ -40,8 +40,9 @@ use crate::bash::{
     BashAnalysis, Hazard, SimpleCommand, Strs, Text, is_read_only_command, safe_assignment, safe_env_name,
 };
 use crate::bash_paths::{
-    Bases, MAX_WALKED, Targets, basename, git_content_paths, git_global_options, glob_may_name_hidden, operands,
-    option_paths, option_values, output_paths, read_operands, recursion, sed_edits_only_operands, walk_below,
+    Bases, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, git_global_options, glob_folder,
+    glob_may_name_hidden, operands, option_paths, option_values, output_paths, read_operands, recursion,
+    sed_edits_only_operands, walk_below,
 };
 use crate::engine::{Content, Paths, concat};
 use crate::real_path::Forms;
@@ -176,6 +177,12 @@ pub(crate) fn bash_content<'b>(
             for arg in args {
                 check.operand(cmd, arg, &["Read"], Access::Read);
             }
+        }
+        // An unquoted glob lists the folder it matches in, whatever the command does with
+        // the names (`echo ~/*` prints the home folder's as `ls ~` does).
+        for &at in &cmd.glob_words {
+            let folder = glob_folder(&cmd.argv[at]);
+            check.operand(cmd, folder, &["Read"], Access::Read);
         }
         // Files named in `--name=VALUE` options, and what git prints of a repository's files
         // (read, unless the command is not read-only).
@@ -535,7 +542,7 @@ impl Check<'_, '_, '_> {
     /// its starting points as `rm` operands: `find` removes them too (`find ~ -delete`).
     #[inline(never)]
     fn find_removes(&mut self, find: &SimpleCommand<'_>, action: &str, cwd: &Path) {
-        for (at, root) in find_roots(&find.argv) {
+        for (at, root) in find_start_points(&find.argv) {
             if matches!(root.trim_end_matches('/'), "." | "..") {
                 continue;
             }
@@ -752,22 +759,6 @@ fn may_match_later(rules: &[CompiledRule], commands: &CommandIndex, cmd: &Simple
 /// write.
 fn launched_by(cmd: &SimpleCommand<'_>, launcher: &str) -> bool {
     cmd.wrappers.iter().any(|w| w == launcher)
-}
-
-/// The starting points of `find` (`argv` from the program on), each with its index in
-/// `argv`: the words after its leading options (`-H`, `-L`, `-P`, `-D …`, `-O…`) up to the
-/// expression, or `.` when there are none.
-fn find_roots<'a>(argv: &'a [Text<'_>]) -> Vec<(usize, &'a str)> {
-    let mut args = argv.iter().map(|a| &**a).enumerate().skip(1).peekable();
-    while let Some((_, option)) = args.next_if(|(_, a)| matches!(*a, "-H" | "-L" | "-P" | "-D") || a.starts_with("-O"))
-    {
-        if option == "-D" {
-            args.next();
-        }
-    }
-    let roots: Vec<(usize, &str)> =
-        args.take_while(|(_, a)| !(a.starts_with('-') || matches!(*a, "(" | "!" | ")" | ","))).collect();
-    if roots.is_empty() { vec![(0, ".")] } else { roots }
 }
 
 /// Whether `argv` joined by single spaces is `text`.

@@ -348,8 +348,7 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
     }
     let mut args = operands(cmd);
     if program == "find" {
-        let starts = cmd.argv.iter().skip(1).take_while(|a| !a.starts_with(['-', '(', '!']));
-        return Some(starts.map(|a| &**a).collect());
+        return Some(find_start_points(&cmd.argv).into_iter().map(|(_, start)| start).collect());
     }
     if matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "sed" | "fd" | "fdfind" | "jq")
         && !cmd.argv.iter().any(|a| a == "-e" || a == "-f")
@@ -358,6 +357,74 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
         args.remove(0);
     }
     Some(args)
+}
+
+/// The folder an unquoted glob word lists to match its first pattern component: the
+/// word up to the `/` before the component with the first `*`, `?` or `[` (`~/.ss?/id_*`
+/// lists `~`, `/etc/*` lists `/etc`, `*.rs` lists `.`, `/*` lists `/`).
+pub(crate) fn glob_folder(word: &str) -> &str {
+    let first = word.find(['*', '?', '[']).unwrap_or(word.len());
+    match word[..first].rfind('/') {
+        Some(0) => "/",
+        Some(slash) => &word[..slash],
+        None => ".",
+    }
+}
+
+/// find's options that come before its starting points (GNU findutils), each a word of its
+/// own: the symbolic-link modes, `-D` with the debug options in the next word, and `-O`
+/// with its level attached (`-O3`); a `--` ends them.
+///
+/// ```text
+/// find -P -- ~        find -O3 -D tree /etc -name x        find -L . -type f
+/// ```
+const FIND_LEADING_OPTIONS: &[(&str, FindOption)] = &[
+    ("-H", FindOption::Alone),
+    ("-L", FindOption::Alone),
+    ("-P", FindOption::Alone),
+    ("-D", FindOption::NextWord),
+    ("-O", FindOption::Attached),
+];
+
+/// How one of find's leading options takes its value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FindOption {
+    /// No value.
+    Alone,
+    /// The next word (`-D tree`).
+    NextWord,
+    /// Attached to the option (`-O3`).
+    Attached,
+}
+
+/// The starting points of a `find` command (`argv` with the program first), with their
+/// index in `argv`: the words after its leading options ([`FIND_LEADING_OPTIONS`], then an
+/// optional `--`) up to the expression, or `.` (index 0) when there are none.
+pub(crate) fn find_start_points<'a>(argv: &'a [Text<'_>]) -> Vec<(usize, &'a str)> {
+    let mut i = 1;
+    while let Some(word) = argv.get(i) {
+        let option = FIND_LEADING_OPTIONS.iter().find(|(name, how)| match how {
+            FindOption::Attached => word.starts_with(name),
+            _ => word == name,
+        });
+        match option {
+            Some((_, FindOption::NextWord)) => i += 2,
+            Some(_) => i += 1,
+            None if word == "--" => {
+                i += 1;
+                break;
+            }
+            None => break,
+        }
+    }
+    let starts: Vec<(usize, &str)> = argv
+        .iter()
+        .enumerate()
+        .skip(i)
+        .map(|(at, word)| (at, &**word))
+        .take_while(|(_, word)| !(word.starts_with('-') || matches!(*word, "(" | "!" | ")" | ",")))
+        .collect();
+    if starts.is_empty() { vec![(0, ".")] } else { starts }
 }
 
 /// What a read-only command reads recursively: the folders it walks, and whether it skips
@@ -385,23 +452,19 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option
     let short = |letters: &[char]| {
         options.iter().any(|o| !o.starts_with("--") && o.chars().skip(1).any(|c| letters.contains(&c)))
     };
+    // The table's reading reports each option by one name: `--recursiv` and `--recursive` as
+    // `-r`, `-d rec` as `-d recurse` (see `Spelling` in the read-only table).
     let (recursive, filtered) = match program {
-        "grep" | "egrep" | "fgrep" => (
-            short(&['r', 'R'])
-                || options.iter().any(|o| matches!(*o, "--recursive" | "--dereference-recursive"))
-                || flags.iter().any(|(f, v)| matches!(*f, "-d" | "--directories") && *v == Some("recurse")),
-            false,
-        ),
+        "grep" | "egrep" | "fgrep" => {
+            (short(&['r', 'R']) || flags.iter().any(|(f, v)| *f == "-d" && *v == Some("recurse")), false)
+        }
         // Globs and types override ripgrep's filters (`-g .env` searches `.env`).
         "rg" => (
             true,
             !(short(&['.', 'u', 'g', 't', 'T'])
-                || options.iter().any(|o| {
-                    matches!(*o, "--hidden" | "--glob" | "--iglob" | "--type" | "--type-not" | "--type-add")
-                        || o.starts_with("--no-ignore")
-                })),
+                || options.iter().any(|o| matches!(*o, "--iglob" | "--type-add") || o.starts_with("--no-ignore"))),
         ),
-        "diff" => (short(&['r']) || options.contains(&"--recursive"), false),
+        "diff" => (short(&['r']), false),
         _ => (false, false),
     };
     if !recursive {
@@ -859,6 +922,13 @@ mod tests {
         assert_eq!(rec("grep -r -e KEY"), Some((vec![".".to_owned()], false)));
         assert_eq!(rec("diff -r a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
         assert_eq!(rec("diff a b"), None);
+        // Each option by the one name the table's reading gives it.
+        assert_eq!(rec("diff --recursiv --no-dereference a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
+        assert_eq!(rec("grep --recursiv x ."), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("grep --dir rec x src"), Some((vec!["src".to_owned()], false)));
+        assert_eq!(rec("grep -drecu x"), Some((vec![".".to_owned()], false)));
+        assert_eq!(rec("grep -d skip x ."), None);
+        assert_eq!(rec("rg --unrestricted x"), Some((vec![".".to_owned()], false)));
     }
 
     #[test]
@@ -898,7 +968,15 @@ mod tests {
         assert_eq!(ops("grep -e TODO src"), Some(vec!["src".to_owned()]));
         assert_eq!(ops("rg -t rust TODO src"), Some(vec!["src".to_owned()]));
         assert_eq!(ops("find / -name x"), Some(vec!["/".to_owned()]));
-        assert_eq!(ops("find -L . -newer /etc/x"), Some(vec![]));
+        assert_eq!(ops("find -L . -newer /etc/x"), Some(vec![".".to_owned()]));
+        assert_eq!(ops("find -P -- ~"), Some(vec!["~".to_owned()]));
+        assert_eq!(ops("find -O3 -D tree /etc -name x"), Some(vec!["/etc".to_owned()]));
+        assert_eq!(ops("find -H -name x"), Some(vec![".".to_owned()]));
+        for (word, folder) in
+            [("~/.ss?/id_*", "~"), ("/etc/*", "/etc"), ("*.rs", "."), ("/*", "/"), ("src/a/*.rs", "src/a")]
+        {
+            assert_eq!(glob_folder(word), folder, "{word}");
+        }
         assert_eq!(ops("fd pattern /"), Some(vec!["/".to_owned()]));
         assert_eq!(ops("echo /etc/shadow"), None);
         assert_eq!(ops("git log -- /etc"), None);

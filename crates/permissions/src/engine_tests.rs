@@ -639,6 +639,9 @@ fn critical_paths_ask_a_person_in_every_mode() {
         "sudo X=1 -u root rm -rf ~",
         "uv run --color always rm -rf ~",
         "chrt -o rm -rf ~",
+        // Brace expansion makes the words rm receives.
+        "rm -rf {~,x}",
+        "r{m,} -rf ~",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             assert_eq!(
@@ -767,7 +770,6 @@ fn what_the_checks_cannot_see_is_never_approved_automatically() {
     let engine = empty_engine();
     let bash = tool("Bash");
     for command in [
-        "r{m,} -rf ~",
         "{rm,-rf,~}",
         "$CMD -rf ~",
         "/???/r? -rf ~",
@@ -1330,6 +1332,140 @@ fn a_recursive_read_checks_the_files_below_folders_that_exist() {
         ("grep -rn key dangling", Allow),
         ("rg key missing/below", Allow),
     ] {
+        let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
+        assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
+    }
+}
+
+/// Bash expands braces before it runs a command: the options and paths they make are checked
+/// as if written out (`wc {--files0-from=.env,}` is `wc --files0-from=.env`), and an expansion
+/// too large to make is never approved automatically.
+#[test]
+fn brace_expansions_are_checked_as_the_words_bash_makes() {
+    let s = settings(json!({"permissions": {"deny": ["Read(./.env)"]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for (command, mode, behavior) in [
+        ("wc {--files0-from=.env,}", Dflt, Deny),
+        ("wc {--files0-from=.env,}", Plan, Deny),
+        ("wc {--files0-from=.env,}", Bypass, Deny),
+        ("diff {--from-file=.env,} f", Dflt, Deny),
+        ("diff {--from-file=.env,} f", Bypass, Deny),
+        ("cat {.env,}", Dflt, Deny),
+        ("wc {--files0-from=src/list,}", Dflt, Ask),
+        ("cat src/{a,b}.rs", Dflt, Allow),
+        ("echo {a,b}", Plan, Allow),
+    ] {
+        let got = check(&engine, &bash, json!({"command": command}), mode, None);
+        assert_eq!(got.0, behavior, "{command} in {mode}");
+    }
+    // `-R` follows links out of the working directories: not an automatic read-only approval.
+    for mode in [Dflt, Plan] {
+        let e = engine.evaluate(&bash, &json!({"command": "grep {-R,} PRIV ."}), &ctx(mode), None);
+        assert_ne!(e.decision.reason.kind(), "classifier", "{}", e.explain());
+        assert_ne!(e.decision.behavior, Allow, "{}", e.explain());
+    }
+    for command in ["echo {1..1000}{1..1000}{1..1000}", "echo {a,b}{1..200}", "ls x{1..300}"] {
+        let message = never_approved_automatically(&engine, command);
+        assert!(message.contains("brace expansion"), "{message}");
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Plan, None), (Deny, "mode"), "{command}");
+    }
+    bypassed(&engine, &["touch x{1..256}", "cp src/x.rs{,.bak}"]);
+}
+
+/// GNU programs take any unambiguous prefix of a long option (`--recursiv`, `--dir`) and of
+/// some options' words (grep's `-d rec`): the recursion those spellings ask for is checked as
+/// `-r` is, below folders a rule denies and outside the working directories.
+#[test]
+fn abbreviated_options_that_recurse_are_checked_as_recursion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    for dir in ["secret", ".hidden"] {
+        std::fs::create_dir_all(repo.join(dir)).unwrap();
+        std::fs::write(repo.join(dir).join("key.txt"), "k=v").unwrap();
+    }
+    let s = settings_at(json!({"permissions": {"deny": ["Read(./secret/**)", "Read(./.hidden/**)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let bash = tool("Bash");
+    let mut c = ToolContext::new(&repo);
+    for (command, behavior) in [
+        ("grep --recursiv key .", Deny),
+        ("grep --rec key .", Deny),
+        ("grep --dir=recurse key .", Deny),
+        ("grep --directories rec key .", Deny),
+        ("grep -d rec key .", Deny),
+        ("grep -drec key .", Deny),
+        ("egrep --recursive key .", Deny),
+        ("rg --unrestricted --unrestricted key", Deny),
+        ("rg -uu key", Deny),
+        ("grep -d skip key .", Allow),
+        ("grep --dir=read key .", Allow),
+    ] {
+        for mode in [Dflt, Plan, Bypass] {
+            c.permission_mode = mode;
+            let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
+            assert_eq!(e.decision.behavior, behavior, "{command} in {mode}: {}", e.explain());
+        }
+    }
+    // ripgrep skips hidden folders unless told not to.
+    let s = settings_at(json!({"permissions": {"deny": ["Read(./.hidden/**)"]}}), &repo);
+    let hidden_only = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    c.permission_mode = Dflt;
+    for (command, behavior) in
+        [("rg key", Allow), ("rg --unrestricted --unrestricted key", Deny), ("rg --hidden key", Deny)]
+    {
+        let e = hidden_only.evaluate(&bash, &json!({"command": command}), &c, None);
+        assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
+    }
+    let engine = empty_engine();
+    for command in ["grep --recursiv x /", "grep -drec x /etc", "grep --dir recurse x ~", "grep --deref x ."] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None).0, Ask, "{command}");
+        assert_ne!(check(&engine, &bash, json!({"command": command}), Plan, None).0, Allow, "{command}");
+    }
+}
+
+/// find's own options (`-H -L -P -D OPTS -OLEVEL`, then `--`) come before its starting
+/// points: a starting point after them is read, and removed by `-delete`, as one first.
+#[test]
+fn find_starting_points_after_its_leading_options_are_checked() {
+    let engine = empty_engine();
+    let bash = tool("Bash");
+    for command in ["find -P -- ~", "find -O3 ~", "find -D tree /etc", "find -P -- $HOME", "find -- /etc -name x"] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None).0, Ask, "{command}");
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Plan, None).0, Deny, "{command}");
+    }
+    for command in ["find -P -- / -delete", "find -O3 ~ -delete", "find -D exec -- ~ -exec rm -rf {} +"] {
+        for mode in [Dflt, Bypass] {
+            assert_eq!(check(&engine, &bash, json!({"command": command}), mode, None), (Ask, "safety"), "{command}");
+        }
+    }
+    for command in ["find -P -- src -name '*.rs'", "find -O2 . -type f"] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "classifier"), "{command}");
+    }
+}
+
+/// An unquoted glob lists the folder it matches in: outside the working directories it is
+/// read as `ls` of that folder would be, whatever the command (`echo ~/*` prints the home
+/// folder's names as `ls ~` does).
+#[test]
+fn a_glob_lists_the_folder_it_matches_in() {
+    let engine = empty_engine();
+    let bash = tool("Bash");
+    for command in ["echo ~/*", "echo /etc/*", "printf '%s\\n' ~/.ssh/*", "cat ~/.ss?/id_*", "echo /???/*"] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None).0, Ask, "{command}");
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Plan, None).0, Deny, "{command}");
+    }
+    for command in ["echo *.rs", "ls src/*.rs", "echo '~/*' \"/etc/*\""] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "classifier"), "{command}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::create_dir_all(repo.join("secret")).unwrap();
+    std::fs::write(repo.join("secret/key.txt"), "k=v").unwrap();
+    let s = settings_at(json!({"permissions": {"deny": ["Read(./secret/**)"]}}), &repo);
+    let engine = PermissionEngine::builder(s).home(None).cwd(&repo).build();
+    let c = ToolContext::new(&repo);
+    for (command, behavior) in [("echo secret/*", Deny), ("ls secret", Deny), ("echo src/*", Allow)] {
         let e = engine.evaluate(&bash, &json!({"command": command}), &c, None);
         assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
     }

@@ -69,6 +69,7 @@
 
 use std::borrow::Cow;
 
+mod brace;
 mod kind;
 #[cfg(test)]
 mod oracle;
@@ -174,6 +175,9 @@ pub struct SimpleCommand<'s> {
     /// Whether an unquoted glob (`*`, `?`, `[..]`), brace expansion (`{a,b}`, `{1..3}`) or
     /// extglob appears in an argument.
     pub has_glob: bool,
+    /// The indexes in `argv` of the arguments with an unquoted glob (`*`, `?`, `[..]`) or
+    /// extglob: each lists the folder it matches in.
+    pub glob_words: Vec<usize>,
     /// How many words of `argv`, from the first, are known before the command runs (no
     /// expansion, glob or brace expansion in them): `argv.len()` for a command known in full.
     /// A deny or ask rule that the rest may match once it is known keeps the command from
@@ -209,6 +213,7 @@ impl SimpleCommand<'_> {
             wrappers: self.wrappers.into_iter().map(owned).collect(),
             has_expansion: self.has_expansion,
             has_glob: self.has_glob,
+            glob_words: self.glob_words,
             static_words: self.static_words,
             wrapped: self.wrapped.map(|wrapped| Wrapped { text: owned(wrapped.text), ..wrapped }),
         }
@@ -317,6 +322,10 @@ pub enum Hazard {
         /// The alias's name.
         name: String,
     },
+    /// Brace expansion would make more than 256 words or 64 KiB of one command's words
+    /// (`echo {1..1000}{1..1000}{1..1000}`, which exhausts bash's memory): the words stay
+    /// as written, and what the command receives is not checked.
+    BraceExpansionTooLarge,
 }
 
 impl Hazard {
@@ -343,7 +352,8 @@ impl Hazard {
             | Hazard::ArithmeticName { .. }
             | Hazard::UnresolvedWrapper { .. }
             | Hazard::UnfollowedLauncher { .. }
-            | Hazard::AliasedCommand { .. } => true,
+            | Hazard::AliasedCommand { .. }
+            | Hazard::BraceExpansionTooLarge => true,
             Hazard::CommandSubstitution
             | Hazard::ProcessSubstitution
             | Hazard::ParameterExpansion
@@ -397,6 +407,12 @@ impl std::fmt::Display for Hazard {
             Hazard::AliasedCommand { name } => {
                 write!(f, "`{name}` may run as the alias the command defines for it, with arguments the checks do not see")
             }
+            Hazard::BraceExpansionTooLarge => write!(
+                f,
+                "a brace expansion makes more than {} words or {} KiB of one command",
+                brace::MAX_WORDS,
+                brace::MAX_BYTES / 1024
+            ),
         }
     }
 }

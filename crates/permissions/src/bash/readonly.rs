@@ -138,8 +138,12 @@ pub(crate) fn safe_env_name(name: &str) -> bool {
 /// list, its flags' values told apart from operands (`rg -t rust TODO` has the operand `TODO`
 /// only); `None` for other commands.
 pub(crate) fn flags_and_operands<'a>(name: &str, args: &'a [Text<'_>]) -> Option<(FlagList<'a>, Strs<'a>)> {
-    let Rule::Flags(flags) = lookup(name)?.rule else { return None };
-    let parsed = parse_args(args, flags.values, &[]);
+    let spec = lookup(name)?;
+    let flags = match spec.rule {
+        Rule::Flags(flags) => flags,
+        Rule::Check(_) => spec.options?,
+    };
+    let parsed = flags.parse(args);
     Some((parsed.flags, parsed.operands))
 }
 
@@ -175,6 +179,9 @@ pub(super) struct Spec {
     pub glob_safe: bool,
     /// Whether it only prints its arguments, so that expansions in them are acceptable.
     pub prints_only: bool,
+    /// The options a [`Rule::Check`] command reads, for the checks of the paths it reads
+    /// (`diff -r`'s folders).
+    pub options: Option<Flags>,
     /// Commands that must classify read-only (run by the table test).
     #[cfg_attr(not(test), expect(dead_code, reason = "examples are read by the table test"))]
     pub read_only: &'static [&'static str],
@@ -214,20 +221,51 @@ pub(super) struct Flags {
     pub values: &'static [&'static str],
     /// The most operands accepted.
     pub max_operands: Option<usize>,
+    /// How the program spells its options beyond these lists.
+    pub spelling: Spelling,
 }
 
+/// How a program reads the spelling of its options: what [`parse_args`] resolves before it
+/// reports a flag, so that every check sees one name per option.
+#[derive(Clone, Copy)]
+pub(super) struct Spelling {
+    /// GNU `getopt_long`: a long option may be given as any prefix that abbreviates one
+    /// option only (`--recursiv`, `--dir` for `--directories`). A prefix is resolved against
+    /// the long options the lists name (`allow`, `deny`, `values`, and those below); a long
+    /// option the program has that is a prefix of a listed one must be listed too.
+    pub abbreviated: bool,
+    /// Long options that are another spelling of a short one, reported as the short one
+    /// (`--recursive` as `-r`).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// Other long options the checks read by name (`diff --no-dereference`), so that their
+    /// abbreviations resolve.
+    pub long: &'static [&'static str],
+    /// Options whose value is one of a few words, which may be abbreviated as the option is
+    /// (grep's `-d rec` is `-d recurse`, as `argmatch` reads it): the value is reported as
+    /// the word it abbreviates, when it abbreviates one only.
+    pub choices: &'static [(&'static str, &'static [&'static str])],
+}
+
+/// Options spelled only as listed.
+const AS_LISTED: Spelling = Spelling { abbreviated: false, aliases: &[], long: &[], choices: &[] };
+
 /// Any flag, any operands.
-const ANY: Flags = Flags { allow: None, deny: &[], values: &[], max_operands: None };
+const ANY: Flags = Flags { allow: None, deny: &[], values: &[], max_operands: None, spelling: AS_LISTED };
 
 impl Flags {
     /// Whether `args` pass these lists.
     fn allows(&self, args: &[Text<'_>]) -> bool {
-        let parsed = parse_args(args, self.values, &[]);
+        let parsed = self.parse(args);
         let flags_ok = parsed
             .flags
             .iter()
             .all(|(flag, _)| !self.denies(flag) && self.allow.is_none_or(|allow| allow.contains(flag)));
         flags_ok && self.max_operands.is_none_or(|max| parsed.operands.len() <= max)
+    }
+
+    /// `args` split as the program reads them: [`parse_args`] with these lists and spelling.
+    fn parse<'a>(&self, args: &'a [Text<'_>]) -> Parsed<'a> {
+        parse_spelled(args, self.values, &[], &Reading { flags: self, spelling: &self.spelling })
     }
 
     /// Whether `flag` is refused: denied, or an abbreviation of a denied long flag. A flag in
@@ -304,8 +342,79 @@ fn short_flag(c: char) -> &'static str {
 }
 
 /// Splits `args` GNU style (options anywhere before `--`): `values` take one value, `pairs`
-/// take two (`jq --arg NAME VALUE`).
+/// take two (`jq --arg NAME VALUE`). Options are taken as written.
 fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Parsed<'a> {
+    parse_spelled(args, values, pairs, &Reading { flags: &ANY, spelling: &AS_LISTED })
+}
+
+/// The lists and spelling a long option is resolved against.
+struct Reading<'r> {
+    /// The flag lists, whose long options an abbreviation may stand for.
+    flags: &'r Flags,
+    /// How the program spells its options.
+    spelling: &'r Spelling,
+}
+
+impl Reading<'_> {
+    /// The long option `flag` (`--name`, no value) stands for: itself if listed or if the
+    /// program takes no abbreviations, else the one listed long option it abbreviates (an
+    /// ambiguous prefix is an error to the program, and stays as written).
+    fn long<'a>(&self, flag: &'a str) -> &'a str {
+        let spelling = self.spelling;
+        if !spelling.abbreviated || flag.len() <= 2 {
+            return flag;
+        }
+        let flags = self.flags;
+        let listed = flags
+            .allow
+            .unwrap_or_default()
+            .iter()
+            .chain(flags.deny)
+            .chain(flags.values)
+            .copied()
+            .chain(spelling.aliases.iter().map(|(long, _)| *long))
+            .chain(spelling.long.iter().copied())
+            .chain(spelling.choices.iter().map(|(option, _)| *option))
+            .filter(|option| option.starts_with("--"));
+        let mut found: Option<&'static str> = None;
+        for option in listed {
+            if option == flag {
+                return option;
+            }
+            if option.starts_with(flag) && found.is_none_or(|seen| seen == option) {
+                found = Some(option);
+            } else if option.starts_with(flag) {
+                return flag;
+            }
+        }
+        found.unwrap_or(flag)
+    }
+
+    /// The flag `option` is reported as: the short option it is another spelling of, if any.
+    fn alias<'a>(&self, option: &'a str) -> &'a str {
+        self.spelling.aliases.iter().find(|(long, _)| *long == option).map_or(option, |(_, short)| short)
+    }
+
+    /// The value of `flag` as the program reads it: the one word of its choices it
+    /// abbreviates, if any.
+    fn choice<'a>(&self, flag: &str, value: &'a str) -> &'a str {
+        let Some((_, words)) = self.spelling.choices.iter().find(|(option, _)| *option == flag) else {
+            return value;
+        };
+        if value.is_empty() || words.contains(&value) {
+            return value;
+        }
+        let mut matching = words.iter().filter(|word| word.starts_with(value));
+        match (matching.next(), matching.next()) {
+            (Some(word), None) => word,
+            _ => value,
+        }
+    }
+}
+
+/// [`parse_args`] reading long options and values as `reading` says: abbreviations resolved,
+/// aliases reported as their short option, abbreviated choices as their word.
+fn parse_spelled<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str], reading: &Reading<'_>) -> Parsed<'a> {
     let mut parsed = Parsed { flags: FlagList::new(), operands: Strs::new() };
     let mut i = 0;
     while let Some(arg) = args.get(i) {
@@ -320,8 +429,8 @@ fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Pars
                 Some((name, value)) => (name, Some(value)),
                 None => (long, None),
             };
-            // `--name`, as the start of the argument.
-            let flag = &arg[..2 + name.len()];
+            // `--name`, as the start of the argument, or the option it abbreviates.
+            let flag = reading.long(&arg[..2 + name.len()]);
             let value = if attached.is_some() {
                 attached
             } else if pairs.contains(&flag) {
@@ -333,7 +442,8 @@ fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Pars
             } else {
                 None
             };
-            parsed.flags.push((flag, value));
+            let flag = reading.alias(flag);
+            parsed.flags.push((flag, value.map(|value| reading.choice(flag, value))));
             continue;
         }
         if arg.len() > 1 && arg.starts_with('-') {
@@ -347,7 +457,7 @@ fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Pars
                     } else {
                         Some(rest)
                     };
-                    parsed.flags.push((flag, value));
+                    parsed.flags.push((flag, value.map(|value| reading.choice(flag, value))));
                     break;
                 }
                 parsed.flags.push((flag, None));
@@ -360,8 +470,15 @@ fn parse_args<'a>(args: &'a [Text<'_>], values: &[&str], pairs: &[&str]) -> Pars
 }
 
 /// A spec with every field at its strictest default.
-const BASE: Spec =
-    Spec { name: "", rule: Rule::Flags(ANY), glob_safe: false, prints_only: false, read_only: &[], not_read_only: &[] };
+const BASE: Spec = Spec {
+    name: "",
+    rule: Rule::Flags(ANY),
+    glob_safe: false,
+    prints_only: false,
+    options: None,
+    read_only: &[],
+    not_read_only: &[],
+};
 
 /// Flags of git's diff family (`diff`, `log`, `show`, …): no `--output` file, no external diff.
 const GIT_DIFF_FAMILY: Flags = Flags { deny: &["--output", "--ext-diff"], ..ANY };
@@ -397,12 +514,32 @@ const GREP: Flags = Flags {
         "--binary-files",
         "--group-separator",
     ],
+    spelling: GREP_SPELLING,
     ..ANY
+};
+
+/// How grep spells its options (GNU `getopt_long`, `argmatch` for `-d`, `-D` and
+/// `--binary-files`): `--recursiv` and `-d rec` recurse as `-r` does.
+const GREP_SPELLING: Spelling = Spelling {
+    abbreviated: true,
+    aliases: &[
+        ("--recursive", "-r"),
+        ("--dereference-recursive", "-R"),
+        ("--directories", "-d"),
+        ("--devices", "-D"),
+        ("--regexp", "-e"),
+        ("--file", "-f"),
+    ],
+    long: &[],
+    choices: &[("-d", &["read", "recurse", "skip"]), ("-D", &["read", "skip"])],
 };
 
 /// `wc`: no `--files0-from`, which reads the names from a file (any file, and its lines come
 /// back in error messages) rather than from the operands.
-const FILES0_FROM: Flags = Flags { deny: &["--files0-from"], ..ANY };
+const FILES0_FROM: Flags = Flags { deny: &["--files0-from"], spelling: GNU, ..ANY };
+
+/// A GNU program's spelling: long options abbreviated as `getopt_long` allows.
+const GNU: Spelling = Spelling { abbreviated: true, ..AS_LISTED };
 
 /// `du`: no `--files0-from` (as `wc`), no `-X`/`--exclude-from` (any file, read as patterns),
 /// no `-L`/`--dereference`, which follows symbolic links met while recursing.
@@ -421,6 +558,7 @@ const DU: Flags = Flags {
         "--files0-from",
         "--time-style",
     ],
+    spelling: GNU,
     ..ANY
 };
 
@@ -497,8 +635,14 @@ pub(super) static TABLE: &[Spec] = &[
     Spec {
         name: "diff",
         rule: Rule::Check(diff_allows),
+        options: Some(DIFF),
         glob_safe: true,
-        read_only: &["diff -u a b", "diff -r --no-dereference dir1 dir2", "diff -x '*.o' a b"],
+        read_only: &[
+            "diff -u a b",
+            "diff -r --no-dereference dir1 dir2",
+            "diff -x '*.o' a b",
+            "diff --recursiv --no-deref dir1 dir2",
+        ],
         not_read_only: &[
             "diff <(ls a) <(ls b)",
             "diff --from-file=/etc/shadow a",
@@ -508,6 +652,7 @@ pub(super) static TABLE: &[Spec] = &[
             "diff -r dir1 dir2",
             "diff -ruN dir1 dir2",
             "diff --recursive dir1 dir2",
+            "diff --recursiv dir1 dir2",
             "diff --exclude-from=/etc/shadow a b",
             "diff -X .env a b",
             "diff -rX.env --no-dereference a b",
@@ -752,7 +897,12 @@ pub(super) static TABLE: &[Spec] = &[
         name: "grep",
         rule: Rule::Flags(GREP),
         glob_safe: true,
-        read_only: &["grep -rn foo src", "grep -c x *.txt", "grep -r --exclude='*.o' --exclude-dir=target x ."],
+        read_only: &[
+            "grep -rn foo src",
+            "grep -c x *.txt",
+            "grep -r --exclude='*.o' --exclude-dir=target x .",
+            "grep --recursiv -d rec --exclude '*.o' x .",
+        ],
         not_read_only: &[
             "grep -f /etc/shadow x",
             "grep -f/etc/shadow x",
@@ -763,6 +913,9 @@ pub(super) static TABLE: &[Spec] = &[
             "grep -Rn secret .",
             "grep -nR secret .",
             "grep --dereference-recursive secret .",
+            "grep --deref secret .",
+            "grep --fil=.env x",
+            "grep --direc=recurse --deref x .",
             "grep --deref secret .",
             "grep --exclude-from=/etc/shadow -r x .",
             "grep --exclude-from .env -r x .",
@@ -892,6 +1045,20 @@ pub(super) static TABLE: &[Spec] = &[
                 "--colors",
                 "--ignore-file",
             ],
+            // ripgrep takes no abbreviations (`--hidde` is an error).
+            spelling: Spelling {
+                aliases: &[
+                    ("--unrestricted", "-u"),
+                    ("--hidden", "-."),
+                    ("--glob", "-g"),
+                    ("--type", "-t"),
+                    ("--type-not", "-T"),
+                    ("--follow", "-L"),
+                    ("--regexp", "-e"),
+                    ("--file", "-f"),
+                ],
+                ..AS_LISTED
+            },
             ..ANY
         }),
         read_only: &["rg -l TODO", "rg -n -g '*.rs' foo src", "rg -z pattern logs", "rg -e --pre x"],
@@ -1203,7 +1370,15 @@ fn find_allows(args: &[Text<'_>]) -> bool {
 /// follows the symbolic links it meets in the directories it compares. (Without `-r` it still
 /// does so one level deep when both operands are directories, which is not known statically.)
 fn diff_allows(args: &[Text<'_>]) -> bool {
-    const VALUES: &[&str] = &[
+    let parsed = DIFF.parse(args);
+    DIFF.allows(args) && (!parsed.has("-r") || parsed.has("--no-dereference"))
+}
+
+/// The options of GNU `diff` (abbreviations and `--recursive` read as `-r`), refusing the
+/// files of names and patterns.
+const DIFF: Flags = Flags {
+    deny: &["--from-file", "--to-file", "-X", "--exclude-from"],
+    values: &[
         "-x",
         "--exclude",
         "-X",
@@ -1223,12 +1398,15 @@ fn diff_allows(args: &[Text<'_>]) -> bool {
         "--to-file",
         "--tabsize",
         "--horizon-lines",
-    ];
-    let flags = Flags { deny: &["--from-file", "--to-file", "-X", "--exclude-from"], values: VALUES, ..ANY };
-    let parsed = parse_args(args, VALUES, &[]);
-    let recursive = parsed.flags.iter().any(|(flag, _)| denied(flag, &["-r", "--recursive"]));
-    flags.allows(args) && (!recursive || parsed.has("--no-dereference"))
-}
+    ],
+    spelling: Spelling {
+        abbreviated: true,
+        aliases: &[("--recursive", "-r")],
+        long: &["--no-dereference"],
+        choices: &[],
+    },
+    ..ANY
+};
 
 /// `ls`, but not `-L`/`--dereference` with `-R`/`--recursive`: that recursion follows the
 /// symbolic links it meets out of the working directory (`-L` alone only shows what a link in

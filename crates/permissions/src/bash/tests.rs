@@ -33,6 +33,8 @@ enum E {
     Expansion(usize, bool),
     /// `has_glob` of command `n`.
     Glob(usize, bool),
+    /// `glob_words` of command `n`.
+    GlobWords(usize, &'static [usize]),
 }
 
 use E::*;
@@ -67,6 +69,7 @@ fn hazard_name(hazard: &Hazard) -> String {
         Hazard::ArithmeticName { name } => format!("ArithmeticName:{name}"),
         Hazard::UnfollowedLauncher { launcher } => format!("UnfollowedLauncher:{launcher}"),
         Hazard::AliasedCommand { name } => format!("AliasedCommand:{name}"),
+        Hazard::BraceExpansionTooLarge => "BraceExpansionTooLarge".to_owned(),
     }
 }
 
@@ -100,6 +103,7 @@ fn check(analysis: &BashAnalysis, expect: &E) -> Option<String> {
         Text(n, text) => command(*n).is_some_and(|c| c.text == *text),
         Expansion(n, expansion) => command(*n).is_some_and(|c| c.has_expansion == *expansion),
         Glob(n, glob) => command(*n).is_some_and(|c| c.has_glob == *glob),
+        GlobWords(n, at) => command(*n).is_some_and(|c| c.glob_words == *at),
     };
     (!ok).then(|| format!("expected {expect:?}"))
 }
@@ -466,8 +470,38 @@ const QUOTING: &[Case] = &[
     c("echo $\"hi\" x", &[Text(0, "echo $\"hi\" x"), Expansion(0, true)]),
     c("ls '*.rs'", &[Glob(0, false), Argv(0, &["ls", "*.rs"])]),
     c("ls *.rs", &[Glob(0, true)]),
-    c("ls {a,b}", &[Glob(0, true), Argv(0, &["ls", "{a,b}"])]),
-    c("find . -{de,x}lete", &[Glob(0, true), ReadOnly(false)]),
+    c(
+        "echo ~/* '/etc/*' ~/.ss?/id_* {a,/e*}",
+        &[GlobWords(0, &[1, 3, 5]), Argv(0, &["echo", "~/*", "/etc/*", "~/.ss?/id_*", "a", "/e*"])],
+    ),
+    // Brace expansion makes the words bash runs (checked with `bash -c 'printf "<%s>" …'`).
+    c("ls {a,b}", &[Glob(0, false), Argv(0, &["ls", "a", "b"]), Text(0, "ls {a,b}")]),
+    c("find . -{de,x}lete", &[Argv(0, &["find", ".", "-delete", "-xlete"]), ReadOnly(false)]),
+    c("wc {--files0-from=.env,}", &[Argv(0, &["wc", "--files0-from=.env"]), ReadOnly(false)]),
+    c("diff {--from-file=.env,} f", &[Argv(0, &["diff", "--from-file=.env", "f"]), ReadOnly(false)]),
+    c("grep {-R,} PRIV .", &[Argv(0, &["grep", "-R", "PRIV", "."]), ReadOnly(false)]),
+    c("echo x{a,}y {a,\"\"} {,} {a}b,c}", &[Argv(0, &["echo", "xay", "xy", "a", "", "a}b", "c"])]),
+    c(
+        "echo {\"a,b\"} '{a,b}' \\{a,b} {a} {} {a,b",
+        &[Argv(0, &["echo", "{a,b}", "{a,b}", "{a,b}", "{a}", "{}", "{a,b"])],
+    ),
+    c(
+        "echo {a,{b,c}}{1..3..2} {x{a,b} {-01..2} {Z..b..3}",
+        &[Argv(
+            0,
+            &["echo", "a1", "a3", "b1", "b3", "c1", "c3", "{xa", "{xb", "-01", "000", "001", "002", "Z", "]", "`"],
+        )],
+    ),
+    c(
+        "echo {1..'3'} {1..a} {a..} {1..3,x} {a,'b,c'} {a,b\\,c}",
+        &[Argv(0, &["echo", "{1..3}", "{1..a}", "{a..}", "1..3", "x", "a", "b,c", "a", "b,c"])],
+    ),
+    c("echo {a,b}$X", &[Argv(0, &["echo", "{a,b}$X"]), Glob(0, true)]),
+    c("echo {a,b}*.rs", &[Argv(0, &["echo", "a*.rs", "b*.rs"]), Glob(0, true)]),
+    c("r{m,} -rf ~", &[Argv(0, &["rm", "r", "-rf", "~"]), Has("DynamicCommandName:r{m,}")]),
+    c("echo {1..1000}{1..1000}{1..1000}", &[Has("BraceExpansionTooLarge"), ReadOnly(false)]),
+    c("echo {1..257}", &[Has("BraceExpansionTooLarge"), ReadOnly(false)]),
+    c("echo {1..256}", &[Hazards(&[]), ReadOnly(true)]),
     c("git log @{u}", &[Glob(0, false), ReadOnly(true)]),
     // Where tree-sitter reads a line apart from bash (each with a `$` so that the tree reads it).
     c("_=1 A=2 rm -rf $HOME", &[Cmds(&["rm -rf $HOME"]), Assign(0, &[("_", "1"), ("A", "2")])]),
@@ -732,6 +766,7 @@ const NOT_READ_ONLY: &[Case] = &[
     c("sed -i s/a/b/ f", &[ReadOnly(false)]),
     c("sort -o out in", &[ReadOnly(false)]),
     c("find . -delete", &[ReadOnly(false)]),
+    c("find -P -- / -delete", &[ReadOnly(false)]),
     c("git branch -D x", &[ReadOnly(false)]),
     c("git config user.name x", &[ReadOnly(false)]),
     c("fd -x rm", &[ReadOnly(false)]),
@@ -767,6 +802,8 @@ const NOT_READ_ONLY: &[Case] = &[
     c("git ls-files | xargs cat", &[ReadOnly(false)]),
     c("echo /etc/shadow | xargs cat", &[ReadOnly(false)]),
     c("grep -f /etc/shadow x", &[ReadOnly(false)]),
+    c("grep --fil=/etc/shadow x", &[ReadOnly(false)]),
+    c("grep --deref x .", &[ReadOnly(false)]),
     c("sed '1r /etc/shadow' x", &[ReadOnly(false)]),
     c("git diff --no-index /etc/shadow /dev/null", &[ReadOnly(false)]),
     c("xargs -a /etc/shadow", &[ReadOnly(false)]),

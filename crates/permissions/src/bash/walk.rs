@@ -642,6 +642,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             wrappers: Vec::new(),
             has_expansion: false,
             has_glob: false,
+            glob_words: Vec::new(),
             static_words: 0,
             wrapped: None,
         });
@@ -762,6 +763,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
             words.drain(..leading.len());
             assignments.extend(leading);
         }
+        let words = self.brace_expanded(self.join_continuations(words));
         self.emit(words, assignments, Vec::new(), false);
         self.stdin = None;
         self.flush(mark);

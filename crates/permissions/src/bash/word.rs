@@ -27,6 +27,9 @@ pub(super) struct Word<'s> {
     pub ansi_c: bool,
     /// Starts with an unquoted `~` (tilde expansion).
     pub tilde: bool,
+    /// Made by brace expansion of a word as written (`r{m,}` gives `rm` and `r`): known
+    /// before the command runs, but not what its source text says.
+    pub braced: bool,
     /// Where the glob scan of unquoted characters stands.
     scan: GlobScan,
 }
@@ -57,6 +60,21 @@ impl<'s> Word<'s> {
         let mut word = Word::at(start, end);
         word.push_quoted(value);
         word
+    }
+
+    /// The same word, owning its value.
+    pub fn into_owned(self) -> Word<'static> {
+        Word {
+            value: Cow::Owned(self.value.into_owned()),
+            start: self.start,
+            end: self.end,
+            expansion: self.expansion,
+            glob: self.glob,
+            ansi_c: self.ansi_c,
+            tilde: self.tilde,
+            braced: self.braced,
+            scan: self.scan,
+        }
     }
 
     /// Whether the word's value is fixed: no expansion and no glob.

@@ -1118,7 +1118,7 @@ impl<'s> Walker<'s, '_, '_> {
 
     /// Joins words that only a line continuation separates: tree-sitter splits `r\<newline>m`
     /// in two, bash runs `rm`.
-    fn join_continuations(&self, words: Vec<Word<'s>>) -> Vec<Word<'s>> {
+    pub(super) fn join_continuations(&self, words: Vec<Word<'s>>) -> Vec<Word<'s>> {
         let continued =
             |pair: &[Word<'s>]| pair[0].end < pair[1].start && is_continuation(self.slice(pair[0].end, pair[1].start));
         if !words.windows(2).any(continued) {
@@ -1204,7 +1204,9 @@ impl<'s> Walker<'s, '_, '_> {
         if name.ansi_c {
             self.out.hazard(Hazard::AnsiCQuoting);
         }
-        if name.expansion || name.glob {
+        // A name made by brace expansion (`r{m,} -rf ~`) is known, but not what the source
+        // text says: rules and readers of the text would misjudge it.
+        if name.expansion || name.glob || name.braced {
             let text = excerpt(self.slice(name.start, name.end));
             self.out.hazard(Hazard::DynamicCommandName { text });
             return false;
@@ -1237,6 +1239,14 @@ impl<'s> Walker<'s, '_, '_> {
         let (first, last) = match (words.first(), words.last()) {
             (Some(first), Some(last)) => (first.start, last.end),
             _ => return Cow::Borrowed(""),
+        };
+        // The words brace expansion made of one word as written are that word's text, once.
+        let words: Cow<'_, [Word<'s>]> = if words.windows(2).any(|pair| pair[0].start == pair[1].start) {
+            let mut distinct = words.to_vec();
+            distinct.dedup_by(|next, previous| next.start == previous.start && next.end == previous.end);
+            Cow::Owned(distinct)
+        } else {
+            Cow::Borrowed(words)
         };
         // Words apart only by blanks or line continuations: the source between them as it is.
         let adjacent = words.windows(2).all(|pair| {
@@ -1290,6 +1300,7 @@ impl<'s> Walker<'s, '_, '_> {
             wrappers,
             has_expansion: words.iter().any(|word| word.expansion),
             has_glob: words.iter().skip(1).any(|word| word.glob),
+            glob_words: words.iter().enumerate().skip(1).filter(|(_, word)| word.glob).map(|(at, _)| at).collect(),
             static_words: words.iter().position(|word| !word.is_static()).unwrap_or(words.len()),
             wrapped: wrapped.map(|(from, leading)| Wrapped {
                 text: self.text_of(from),
