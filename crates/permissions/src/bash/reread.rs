@@ -158,7 +158,9 @@ fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
 /// command to it; bash runs two): the escaped character respelt in single quotes.
 fn word_across_lines(bytes: &[u8], start: usize, end: usize, src: &str) -> Option<Reading> {
     let word = &bytes[start..end];
-    let newline = word.iter().enumerate().position(|(i, &b)| b == b'\n' && (i == 0 || word[i - 1] != b'\\'))?;
+    // A newline after an odd run of backslashes is a line continuation, inside the word.
+    let continued = |i: usize| word[..i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1;
+    let newline = word.iter().enumerate().position(|(i, &b)| b == b'\n' && !continued(i))?;
     let at = start + newline + 1;
     match (bytes.get(at), bytes.get(at + 1)) {
         (Some(b'\\'), Some(&escaped)) if escaped != b'\'' && escaped != b'\n' && escaped.is_ascii() => {

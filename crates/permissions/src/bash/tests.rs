@@ -614,6 +614,8 @@ const STRUCTURE: &[Case] = &[
     c("ls\r\nrm x", &[Cmds(&["ls\r", "rm x"])]),
     // tree-sitter joins a line's last word and an escaped word that starts the next line.
     c("git status\n\\rm -rf x", &[Cmds(&["git status", "rm -rf x"]), ReadOnly(false)]),
+    c("echo a\\\\\n\\rm x", &[Cmds(&["echo a\\", "rm x"])]),
+    c("echo a\\\n\\rm x", &[Cmds(&["echo arm x"])]),
     c("cat <<\\EOF\nx\nEOF\ntouch pwned\n\\EOF", &[Cmds(&["cat", "touch pwned", "EOF"])]),
     c("cat <<'EOF'\n$(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     c("cat <<EOF | sh\nrm x\nEOF", &[Cmds(&["cat", "sh"]), Hazards(&["DynamicEval:sh"]), ReadOnly(false)]),

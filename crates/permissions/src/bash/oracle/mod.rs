@@ -309,16 +309,23 @@ fn report(summary: &Summary) -> String {
     out
 }
 
+/// Checks `commands` (the regression cases first, all of them minimised and none skipped) and
+/// fails with the report of every divergence.
+fn assert_agrees(label: &str, commands: &[String], regressions: &[Regression]) {
+    let started = Instant::now();
+    let always: BTreeSet<String> = regressions.iter().map(|r| r.command.clone()).collect();
+    let summary = explore(commands, &always).unwrap_or_else(|e| panic!("the oracle's sandbox cannot run: {e}"));
+    let report = report(&summary);
+    eprintln!("oracle {label}: {report}\n(in {:.1?})", started.elapsed());
+    assert!(summary.findings.is_empty(), "bash ran or changed what the analysis does not list:\n{report}");
+}
+
 /// The gate: every committed regression case agrees with bash.
 #[test]
 fn every_regression_case_runs_in_bash_only_what_the_analysis_lists() {
-    let started = Instant::now();
-    let commands: Vec<String> = regressions().iter().map(|r| r.command.clone()).collect();
-    let always: BTreeSet<String> = commands.iter().cloned().collect();
-    let summary = explore(&commands, &always).unwrap_or_else(|e| panic!("the oracle's sandbox cannot run: {e}"));
-    let report = report(&summary);
-    eprintln!("oracle regressions: {report}\n(in {:.1?})", started.elapsed());
-    assert!(summary.findings.is_empty(), "bash ran or changed what the analysis does not list:\n{report}");
+    let regressions = regressions();
+    let commands: Vec<String> = regressions.iter().map(|r| r.command.clone()).collect();
+    assert_agrees("regressions", &commands, &regressions);
 }
 
 /// Every regression case and a bounded generated run agree with bash. Not yet in the gate:
@@ -328,15 +335,10 @@ fn every_regression_case_runs_in_bash_only_what_the_analysis_lists() {
 #[test]
 #[ignore = "reports divergences not yet triaged; run with --ignored"]
 fn oracle_finds_nothing_bash_runs_unseen() {
-    let started = Instant::now();
     let regressions = regressions();
     let mut commands: Vec<String> = regressions.iter().map(|r| r.command.clone()).collect();
-    let always: BTreeSet<String> = commands.iter().cloned().collect();
     commands.extend(generate::commands(GATE_SEED, GATE_COMMANDS, &mutation_sources(&regressions)));
-    let summary = explore(&commands, &always).unwrap_or_else(|e| panic!("the oracle's sandbox cannot run: {e}"));
-    let report = report(&summary);
-    eprintln!("oracle gate: {report}\n(in {:.1?})", started.elapsed());
-    assert!(summary.findings.is_empty(), "bash ran or changed what the analysis does not list:\n{report}");
+    assert_agrees("gate", &commands, &regressions);
 }
 
 /// The long run: generated lines for `TOOLGATE_ORACLE_MINUTES` minutes (default 1) from
