@@ -876,6 +876,47 @@ fn heredoc_delimiters_and_ansi_c_strings_end_where_bash_ends_them() {
     assert_eq!(check(&empty, &bash, json!({"command": command}), Dflt, None), (Allow, "classifier"), "{command:?}");
 }
 
+/// Words and substitutions that the differential oracle found read otherwise than bash reads
+/// them: tokens tree-sitter splits where bash joins them (`''\-rf` is `-rf`), a NUL that ends
+/// an ANSI-C string's value (`rm$'\0'` is `rm`), and `$(…)` inside a quoted subscript or
+/// arithmetic string, which bash runs. Each is denied by the rule it would escape, in every mode.
+#[test]
+fn words_and_substitutions_are_read_as_bash_reads_them() {
+    let s = settings(json!({"permissions": {
+        "deny": ["Bash(rm:*)", "Bash(touch:*)", "Bash(git push --force:*)"],
+        "allow": ["Bash(git push:*)"],
+    }}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for command in [
+        "git push ''\\--force origin main",
+        "git push \"\"\\--force",
+        "rm$'\\0' -rf x",
+        "echo ok; touch$'\\x00' pwned",
+        "echo $(('$(rm -rf x)'))",
+        "read 'a[$(rm -rf x)]' < /dev/null",
+        "printf %d 'a[$(touch pwned)]'",
+        "shift 'a[`rm -rf x`]'",
+        "[ 1 -eq 'a[$(touch pwned)]' ]",
+        "time X=1 rm -rf x",
+        "echo ok && bash <<'EOF'\nrm -rf x\nEOF",
+        "git status | sh <<EOF\ntouch pwned\nEOF",
+    ] {
+        for mode in [Dflt, AcceptEdits, Plan, DontAsk, Bypass] {
+            assert_eq!(
+                check(&engine, &bash, json!({"command": command}), mode, None),
+                (Deny, "rule"),
+                "{command:?} {mode}"
+            );
+        }
+    }
+    // Tokens tree-sitter reads across a blank, or a command across a line's end: never approved.
+    let empty = empty_engine();
+    for command in ["echo } {b", "ls \\(\n\\\nh", "echo `true``rm -rf x`"] {
+        assert_ne!(check(&empty, &bash, json!({"command": command}), Dflt, None).0, Allow, "{command:?}");
+    }
+}
+
 /// Asserts that `command` asks for safety in `bypassPermissions` and with a hook's approval;
 /// returns the message of the first.
 fn never_approved_automatically(engine: &PermissionEngine, command: &str) -> String {

@@ -603,8 +603,8 @@ const STRUCTURE: &[Case] = &[
     c("cat <<EOF\nx \\$(rm x) \\\\\\$(ls)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     c("cat <<'EOF'\n $(rm x)\nEOF", &[Cmds(&["cat"]), Hazards(&[]), ReadOnly(true)]),
     // bash reads backslash-CR as an escaped character: the line feed still ends the command.
-    c("echo \\\r\nrm -rf x", &[Cmds(&["echo _", "rm -rf x"]), ReadOnly(false)]),
-    c("git status \\\r\ngit push --force", &[Cmds(&["git status _", "git push --force"])]),
+    c("echo \\\r\nrm -rf x", &[Cmds(&["echo \r", "rm -rf x"]), ReadOnly(false)]),
+    c("git status \\\r\ngit push --force", &[Cmds(&["git status \r", "git push --force"])]),
     // A carriage return is a character of a word to bash (tree-sitter skips it as a blank).
     c("echo \\\\\r\nls", &[Cmds(&["echo \\\r", "ls"])]),
     c("echo a\\\t#; rm x", &[Cmds(&["echo a\t#", "rm x"]), ReadOnly(false)]),

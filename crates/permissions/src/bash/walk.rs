@@ -657,10 +657,33 @@ impl<'s, 't> Walker<'s, 't, '_> {
         let inner = text.trim_start_matches(['$', '(', '[']).trim_end_matches([')', ']']);
         if has_substitution_text(text) {
             self.out.hazard(Hazard::CommandSubstitution);
+            self.quoted_substitutions(node);
         } else if let Some(name) = arithmetic_name(inner) {
             self.out.hazard(Hazard::ArithmeticName { name: excerpt(name) });
         }
         self.scan(node);
+    }
+
+    /// Lists the commands of the substitutions inside single-quoted strings of an arithmetic
+    /// context: tree-sitter reads them as text, bash expands them (`$(('$(rm x)'))` runs `rm`).
+    fn quoted_substitutions(&mut self, node: Node<'t>) {
+        let mut cursor = node.walk();
+        loop {
+            let current = cursor.node();
+            if kind(current) == Kind::RawString {
+                let body = self.text(current);
+                let mut scripts = backtick_scripts(body);
+                scripts.extend(dollar_paren_scripts(body, &[]));
+                self.scripts.extend(scripts);
+            } else if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() || cursor.node() == node {
+                    return;
+                }
+            }
+        }
     }
 
     /// Walks `node` only for the substitutions and `${..}` expansions inside it.
@@ -671,6 +694,11 @@ impl<'s, 't> Walker<'s, 't, '_> {
         match kind(node) {
             Kind::CommandSubstitution => {
                 self.out.hazard(Hazard::CommandSubstitution);
+                // Bash ends a backtick substitution at its first unescaped backtick; tree-sitter
+                // reads `a``b` as one, where bash runs `a` and `b`.
+                if backticks_inside(self.text(node)) {
+                    self.out.hazard(Hazard::ParseError);
+                }
                 self.pending.push(node);
             }
             Kind::ProcessSubstitution => {
@@ -750,6 +778,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
         }
+        let mut words = self.join_adjacent(words);
         words.extend(extra);
         // tree-sitter reads `_=1` in front of a command as the command's name, and the
         // assignments after it as arguments; bash assigns them all and runs the word after.
@@ -768,6 +797,28 @@ impl<'s, 't> Walker<'s, 't, '_> {
         self.stdin = None;
         self.flush(mark);
         self.deferred(deferred);
+    }
+
+    /// Joins a command's words that tree-sitter split where bash does not: two tokens with
+    /// nothing between them are one word to bash (`ls ''\7` runs `ls 7`, `diff t<(l)` one
+    /// argument). A newline between two of its words (outside a line continuation) means
+    /// tree-sitter carried the command past the end of its line, where bash ends it: the
+    /// reading is not bash's, so the line is a parse error.
+    fn join_adjacent(&mut self, words: Vec<Word<'s>>) -> Vec<Word<'s>> {
+        let mut joined: Vec<Word<'s>> = Vec::with_capacity(words.len());
+        for word in words {
+            match joined.last_mut() {
+                Some(previous) if previous.end == word.start => previous.join(word),
+                Some(previous) => {
+                    if previous.end < word.start && ends_a_line(self.slice(previous.end, word.start)) {
+                        self.out.hazard(Hazard::ParseError);
+                    }
+                    joined.push(word);
+                }
+                None => joined.push(word),
+            }
+        }
+        joined
     }
 
     /// Walks the statements a command's redirects held back. A pipeline among them continues
@@ -799,6 +850,12 @@ impl<'s, 't> Walker<'s, 't, '_> {
         match body {
             // `command` lists the body with `self.stdin` set by its here-document, if any.
             Some(body) if kind(body) == Kind::Command => self.command(body, extra),
+            // `a && sh <<EOF`, `a | sh <<EOF`: tree-sitter gives the redirects to the whole list
+            // or pipeline, bash to its last command.
+            Some(body) if matches!(kind(body), Kind::List | Kind::Pipeline) => {
+                let stdin = self.stdin.take();
+                self.redirected_last(body, stdin, extra);
+            }
             Some(body) => {
                 self.no_extra_words(&extra);
                 self.statement(body);
@@ -808,6 +865,42 @@ impl<'s, 't> Walker<'s, 't, '_> {
         self.stdin = None;
         self.deferred(deferred);
         self.run_scripts();
+    }
+
+    /// Walks a list or pipeline whose redirects bash applies to its last command only: the
+    /// commands before it as they are, the last one with `stdin` and the `extra` words.
+    fn redirected_last(&mut self, node: Node<'t>, stdin: Option<Stdin<'s>>, extra: Vec<Word<'s>>) {
+        if !self.enter(node) {
+            self.no_extra_words(&extra);
+            return;
+        }
+        let mark = self.pending.len();
+        let parts: Vec<Node<'t>> = kids(node).filter(|k| k.is_named() && kind(*k) != Kind::Comment).collect();
+        let pipeline = kind(node) == Kind::Pipeline;
+        let outer = self.out.piped;
+        if let Some((last, before)) = parts.split_last() {
+            for (at, part) in before.iter().enumerate() {
+                self.out.piped = outer || (pipeline && at > 0);
+                self.statement(*part);
+            }
+            self.out.piped = outer || (pipeline && !before.is_empty());
+            match kind(*last) {
+                Kind::Command => {
+                    self.stdin = stdin;
+                    self.command(*last, extra);
+                }
+                Kind::List | Kind::Pipeline => self.redirected_last(*last, stdin, extra),
+                _ => {
+                    self.no_extra_words(&extra);
+                    self.stdin = stdin;
+                    self.statement(*last);
+                }
+            }
+        }
+        self.stdin = None;
+        self.out.piped = outer;
+        self.flush(mark);
+        self.leave();
     }
 
     /// Analyses the here-document backtick substitutions recorded so far.
@@ -998,6 +1091,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
         }
+        let words = self.join_adjacent(words);
         self.emit(words, Vec::new(), Vec::new(), false);
         self.flush(mark);
     }
@@ -1058,7 +1152,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
             return;
         }
         match node_kind {
-            Kind::Word => word.push_unquoted(text),
+            Kind::Word => {
+                // tree-sitter sometimes makes one token of words a blank separates (`} {`).
+                if has_unescaped_blank(text) {
+                    self.out.hazard(Hazard::ParseError);
+                }
+                word.push_unquoted(text);
+            }
             Kind::RawString => {
                 let body = text.strip_prefix('\'').unwrap_or(text);
                 word.push_quoted(body.strip_suffix('\'').unwrap_or(body));
@@ -1184,6 +1284,39 @@ pub(super) fn is_plain(text: &str) -> bool {
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'+' | b':' | b',' | b'='))
 }
 
+/// Whether the gap between two words of one command holds a newline that is not part of a
+/// line continuation (`\` then newline).
+fn ends_a_line(gap: &str) -> bool {
+    let bytes = gap.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| b == b'\n' && (i == 0 || bytes[i - 1] != b'\\'))
+}
+
+/// Whether a backtick substitution's text (`` `…` ``) holds an unescaped backtick before its
+/// closing one.
+fn backticks_inside(text: &str) -> bool {
+    let Some(inner) = text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) else { return false };
+    let mut escaped = false;
+    for b in inner.bytes() {
+        if !escaped && b == b'`' {
+            return true;
+        }
+        escaped = !escaped && b == b'\\';
+    }
+    false
+}
+
+/// Whether an unquoted word's text holds a space or tab that no backslash escapes.
+fn has_unescaped_blank(text: &str) -> bool {
+    let mut escaped = false;
+    for b in text.bytes() {
+        if !escaped && matches!(b, b' ' | b'\t') {
+            return true;
+        }
+        escaped = !escaped && b == b'\\';
+    }
+    false
+}
+
 /// Whether `text` contains a backtick or a `$(` that does not open an arithmetic `$((`.
 pub(super) fn has_substitution_text(text: &str) -> bool {
     text.contains('`') || text.match_indices("$(").any(|(at, _)| !text[at + 2..].starts_with('('))
@@ -1224,15 +1357,20 @@ pub(super) fn backtick_scripts(body: &str) -> Vec<String> {
     scripts
 }
 
-/// `src` with each carriage return that a backslash escapes replaced by `_` (one byte for
-/// one, so offsets hold): bash reads `\<CR>` as an escaped character and the line feed after
-/// it still ends the command, where tree-sitter-bash reads `\<CR><LF>` as a line
-/// continuation and would join the next line's command to this one.
+/// `src` with each carriage return that a backslash escapes respelt in single quotes (`\<CR>`
+/// as `'<CR>'`): bash reads `\<CR>` as an escaped character and the line feed after it still
+/// ends the command, where tree-sitter-bash reads `\<CR><LF>` as a line continuation and would
+/// join the next line's command to this one.
 fn escaped_carriage_returns(src: &str) -> String {
-    let mut out = String::with_capacity(src.len());
+    let mut out = String::with_capacity(src.len() + 8);
     let mut backslashes = 0usize;
     for c in src.chars() {
-        out.push(if c == '\r' && backslashes % 2 == 1 { '_' } else { c });
+        if c == '\r' && backslashes % 2 == 1 {
+            out.pop();
+            out.push_str("'\r'");
+        } else {
+            out.push(c);
+        }
         backslashes = if c == '\\' { backslashes + 1 } else { 0 };
     }
     out

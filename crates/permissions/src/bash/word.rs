@@ -300,6 +300,10 @@ pub(super) fn decode_ansi_c(body: &str) -> String {
             }
         }
     }
+    // bash ends the string's value at a NUL byte (`echo$'\0'` runs `echo`).
+    if let Some(nul) = out.find('\0') {
+        out.truncate(nul);
+    }
     out
 }
 

@@ -361,7 +361,8 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
         Wrapper::Time => {
             let scan = scan_options(words, start, &OptSpec { flags: "p", ..OptSpec::default() });
             strip.unresolved = scan.unresolved;
-            scan.next
+            // `time` is a keyword in front of a simple command, which may start with assignments.
+            take_assignments(words, scan.next, &mut strip)
         }
         Wrapper::Nice => {
             let mut j = start;
@@ -975,6 +976,60 @@ fn builtin_runs_unseen(program: &str, args: &[Word<'_>]) -> bool {
     args.iter().any(|word| !word.is_static() || is_short_flag_with(word, option))
 }
 
+/// The bash builtins that may evaluate an argument as arithmetic or as a variable name whose
+/// subscript bash expands, so that a `$(…)` in it runs however it was quoted (`read 'a[$(id)]'`,
+/// `printf %d 'a[$(id)]'`, `shift`, `kill -s`, `[ 1 -eq … ]` all ran `id` in bash 5.2): every
+/// builtin of `compgen -b` but those that only print or take paths (`echo`, `:`, `true`,
+/// `false`, `cd`, `pwd`, `type`, `help`) and those whose arguments are analysed as commands
+/// already (`eval`, `source`, `.`, `trap`, `alias`, `exec`, `command`, `builtin`).
+const EVALUATING_BUILTINS: &[&str] = &[
+    "[",
+    "bg",
+    "bind",
+    "break",
+    "caller",
+    "compgen",
+    "complete",
+    "compopt",
+    "continue",
+    "declare",
+    "dirs",
+    "disown",
+    "enable",
+    "exit",
+    "export",
+    "fc",
+    "fg",
+    "getopts",
+    "hash",
+    "history",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "popd",
+    "printf",
+    "pushd",
+    "read",
+    "readarray",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "suspend",
+    "test",
+    "times",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "wait",
+];
+
 /// Whether `word` is a cluster of short options (`-rp`) that includes `flag`.
 fn is_short_flag_with(word: &Word<'_>, flag: char) -> bool {
     word.is_static()
@@ -1309,8 +1364,28 @@ impl<'s> Walker<'s, '_, '_> {
             }),
         };
         self.out.commands.push(command);
+        self.evaluated_arguments(words);
         self.program(words, chdir);
         self.command_variables(carried);
+    }
+
+    /// Lists the commands a builtin's arguments run when bash evaluates them as arithmetic or
+    /// as variable names with a subscript: `read 'a[$(rm x)]'`, `unset`, `printf -v`, `test
+    /// -v`, `let` … expand a `$(…)` or backtick inside the subscript however it was quoted.
+    fn evaluated_arguments(&mut self, words: &[Word<'s>]) {
+        if !EVALUATING_BUILTINS.contains(&&*words[0].value) {
+            return;
+        }
+        for word in &words[1..] {
+            if word.is_static() && super::walk::has_substitution_text(&word.value) {
+                self.out.hazard(Hazard::CommandSubstitution);
+                let mut scripts = super::walk::backtick_scripts(&word.value);
+                scripts.extend(super::walk::dollar_paren_scripts(&word.value, &[]));
+                for script in scripts {
+                    self.nested(Cow::Owned(script), &[]);
+                }
+            }
+        }
     }
 
     /// Analyses the commands that variables set by a command carry ([`carried_commands`]):

@@ -13,6 +13,7 @@
 //! `cargo xtask fuzz shell --minutes N` runs the long, ignored test ([`oracle_long_run`]).
 
 mod compare;
+mod driver;
 mod generate;
 mod minimise;
 mod record;
@@ -31,6 +32,9 @@ use super::analyze;
 
 /// How many worker threads run sandboxes.
 const THREADS: usize = 2;
+
+/// How many lines one sandbox runs.
+const BATCH: usize = 100;
 
 /// How many lines the gate test generates.
 const GATE_COMMANDS: usize = 2500;
@@ -75,9 +79,31 @@ impl Checked {
 
 /// Runs `command` in the sandbox and compares the run with its analysis.
 fn check(command: &str) -> Result<Checked, SandboxError> {
-    let analysis = analyze(command);
-    let run = sandbox::run(command, &shim_names(command, &analysis))?;
-    let verdict = compare::verdict(&analysis, &run);
+    check_batch(&[command.to_owned()]).pop().unwrap_or_else(|| Err(SandboxError::Setup("no result".into())))
+}
+
+/// Runs `commands` in one sandbox and compares each run with its analysis.
+fn check_batch(commands: &[String]) -> Vec<Result<Checked, SandboxError>> {
+    let analyses: Vec<_> = commands.iter().map(|c| analyze(c)).collect();
+    let mut names = BTreeSet::new();
+    for (command, analysis) in commands.iter().zip(&analyses) {
+        names.extend(shim_names(command, analysis));
+    }
+    let runs = sandbox::run_batch(commands, &names);
+    commands
+        .iter()
+        .zip(&analyses)
+        .zip(runs)
+        .map(|((command, analysis), run)| {
+            let run = run?;
+            let verdict = compare::verdict(analysis, &run);
+            Ok(Checked { command: command.clone(), verdict, executions: run.executions, listed: listed(analysis) })
+        })
+        .collect()
+}
+
+/// What the analysis listed: each command's wrappers and argv, then writes and hazards.
+fn listed(analysis: &super::BashAnalysis<'_>) -> Vec<String> {
     let mut listed: Vec<String> = analysis
         .commands
         .iter()
@@ -90,12 +116,12 @@ fn check(command: &str) -> Result<Checked, SandboxError> {
         analysis.writes.iter().map(|w| format!("write {:?}{}", w.path, if w.dynamic { " (dynamic)" } else { "" })),
     );
     listed.extend(analysis.hazards.iter().map(|h| format!("hazard: {h}")));
-    Ok(Checked { command: command.to_owned(), verdict, executions: run.executions, listed })
+    listed
 }
 
 /// The names to shim for `command`: the generator's programs, every listed command's name and
 /// wrappers, and every word of the text that could be a program's name.
-fn shim_names(command: &str, analysis: &super::BashAnalysis<'_>) -> Vec<String> {
+fn shim_names(command: &str, analysis: &super::BashAnalysis<'_>) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = generate::VOCABULARY.iter().map(|&n| n.to_owned()).collect();
     for listed in &analysis.commands {
         for word in listed.argv.first().into_iter().chain(&listed.wrappers) {
@@ -104,11 +130,13 @@ fn shim_names(command: &str, analysis: &super::BashAnalysis<'_>) -> Vec<String> 
     }
     let is_name = |c: char| c.is_ascii_alphanumeric() || "_.+-".contains(c);
     names.extend(command.split(|c| !is_name(c)).filter(|w| !w.is_empty()).take(400).map(str::to_owned));
-    names.into_iter().collect()
+    names
 }
 
-/// Checks every line on [`THREADS`] threads; results in the order of `commands`.
+/// Checks every line in batches of [`BATCH`] on [`THREADS`] threads; results in the order of
+/// `commands`.
 fn check_all(commands: &[String]) -> Vec<Result<Checked, SandboxError>> {
+    let batches: Vec<&[String]> = commands.chunks(BATCH).collect();
     let next = AtomicUsize::new(0);
     let results = Mutex::new(BTreeMap::new());
     std::thread::scope(|scope| {
@@ -116,14 +144,14 @@ fn check_all(commands: &[String]) -> Vec<Result<Checked, SandboxError>> {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(command) = commands.get(i) else { break };
-                    let result = check(command);
-                    results.lock().unwrap_or_else(|e| e.into_inner()).insert(i, result);
+                    let Some(batch) = batches.get(i) else { break };
+                    let checked = check_batch(batch);
+                    results.lock().unwrap_or_else(|e| e.into_inner()).insert(i, checked);
                 }
             });
         }
     });
-    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_values().collect()
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_values().flatten().collect()
 }
 
 /// A diverging line, minimised.
@@ -339,6 +367,16 @@ fn oracle_finds_nothing_bash_runs_unseen() {
     let mut commands: Vec<String> = regressions.iter().map(|r| r.command.clone()).collect();
     commands.extend(generate::commands(GATE_SEED, GATE_COMMANDS, &mutation_sources(&regressions)));
     assert_agrees("gate", &commands, &regressions);
+}
+
+/// The driver that runs a batch inside the sandbox: started by [`sandbox`] as this binary with
+/// `--exact` and `--ignored`, never by hand.
+#[test]
+#[ignore = "the oracle's in-sandbox driver, started by its sandbox"]
+fn oracle_sandbox_driver() {
+    if let Err(e) = driver::drive() {
+        panic!("the oracle driver stopped: {e}");
+    }
 }
 
 /// The long run: generated lines for `TOOLGATE_ORACLE_MINUTES` minutes (default 1) from

@@ -1,12 +1,15 @@
-//! Running one command line in real bash inside a bubblewrap sandbox, recording what it runs
+//! Running command lines in real bash inside a bubblewrap sandbox, recording what each runs
 //! and what it changes on disk.
 //!
-//! Each run gets a fresh host temporary directory with `work/` (the working directory, a few
-//! fixture files and a subfolder), `home/` (`HOME`), `log/` (the records) and `shims/`, bound
-//! into the sandbox under `/opt/oracle` (a tmpfs over `/opt`, since the root is read-only).
-//! The sandbox has no network and its own `/tmp`, `/dev` and `/proc`; the real bash is bound at
-//! [`BASH`], and the shims folder over `/usr/bin`, `/usr/sbin`, `/usr/local/bin` and
-//! `/usr/local/sbin`, so `/bin/rm` and a `PATH` lookup of `rm` both reach a shim.
+//! A batch of lines shares one sandbox, started once: its driver ([`super::driver`], this test
+//! binary run again) runs the lines one after another, each with a fresh working directory,
+//! home and log moved into place, and kills every process a line left behind before the next.
+//! The host folder `oracle/` is bound at [`ORACLE`]: `commands/I` holds line I, `cases/I/`
+//! its `work/` (the working directory, a few fixture files and a subfolder), `home/` (`HOME`)
+//! and `log/` (the records). The sandbox has no network and its own `/tmp`, `/dev` and `/proc`;
+//! the real bash is bound at [`BASH`], and a shims folder over `/usr/bin`, `/usr/sbin`,
+//! `/usr/local/bin` and `/usr/local/sbin`, so `/bin/rm` and a `PATH` lookup of `rm` both reach
+//! a shim.
 //!
 //! - A shim (a `bash -p` script: privileged mode reads no `BASH_ENV` and imports no functions)
 //!   appends its `$0` and arguments to `log/exec` and exits 0. The `bash` and `sh` shims then
@@ -15,9 +18,14 @@
 //!   nowhere on `PATH`, and turns on xtrace into `log/trace` with a marker `PS4` naming the
 //!   innermost function and source file, so the harness's own lines (from the env script, or
 //!   from a shim that bash reads as a script) are told apart (see [`super::record`]).
-//! - `work/` and `home/` are snapshotted before and after (path, size, content hash).
+//! - A case's `work/` and `home/` are compared with the fixtures afterwards (path, size,
+//!   content hash).
+//!
+//! A line could reach another case's folders through their absolute paths; nothing the
+//! generator writes does, and a case disturbed that way shows a change it did not make (a
+//! divergence reported, never one hidden).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash as _, Hasher as _};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,8 +35,17 @@ use toolgate_core::process::{ProcessSpec, ProcessStatus};
 
 use super::record::{self, Execution};
 
+/// Where the host's `oracle/` folder is inside the sandbox.
+pub(super) const ORACLE: &str = "/opt/oracle";
+
 /// Where the real bash is inside the sandbox.
 pub(super) const BASH: &str = "/opt/oracle/bash";
+
+/// Where the env script is inside the sandbox (read-only).
+pub(super) const ENV_FILE: &str = "/opt/oracle/env.sh";
+
+/// Where the driver (this test binary) is inside the sandbox.
+const DRIVER: &str = "/opt/driver";
 
 /// Where the host's bash is.
 const HOST_BASH: &str = "/usr/bin/bash";
@@ -43,7 +60,7 @@ pub(super) const WORK: &str = "/opt/oracle/work";
 pub(super) const HOME: &str = "/opt/oracle/home";
 
 /// How long one command may run before it is killed.
-const TIME_LIMIT: Duration = Duration::from_secs(2);
+pub(super) const TIME_LIMIT: Duration = Duration::from_secs(1);
 
 /// The `BASH_ENV` script: the not-found handler and the xtrace set-up.
 const ENV_SCRIPT: &str = r#"command_not_found_handle() {
@@ -156,28 +173,79 @@ enum Entry {
     Other,
 }
 
-/// Runs `command` with `bash -c` in a fresh sandbox, with shims for `names` (plus `bash` and
-/// `sh`); names that cannot be file names of a program are skipped.
+/// Runs `command` with `bash -c` in a fresh sandbox: a batch of one.
 pub(super) fn run(command: &str, names: &[String]) -> Result<Run, SandboxError> {
-    let dir = tempfile::Builder::new().prefix("toolgate-oracle-").tempdir().map_err(setup)?;
-    let host = dir.path();
-    prepare(host, names).map_err(setup)?;
-    let before = snapshot(host);
-    let outcome = bwrap(host, command)?;
-    let started = host.join("log/started").exists();
-    if !started && outcome.0 != ProcessStatus::TimedOut {
-        let error = format!("{}: {}", outcome.0, outcome.1.trim());
-        return Err(if outcome.1.starts_with("bwrap:") {
-            SandboxError::Bwrap(error)
-        } else {
-            SandboxError::NotStarted(error)
-        });
+    let names: BTreeSet<String> = names.iter().cloned().collect();
+    run_batch(&[command.to_owned()], &names).pop().unwrap_or_else(|| Err(SandboxError::Setup("no result".into())))
+}
+
+/// Runs each line of `commands` with `bash -c`, all in one sandbox but each in a fresh working
+/// directory, home and log, with shims for `names` (plus `bash` and `sh`; names that cannot be
+/// a program's file name are skipped). Results in the order of `commands`.
+///
+/// A line that ends the driver (`kill -9 -1` reaches it too) is reported as cut short, and the
+/// lines after it run in a new sandbox.
+pub(super) fn run_batch(commands: &[String], names: &BTreeSet<String>) -> Vec<Result<Run, SandboxError>> {
+    let mut results = Vec::with_capacity(commands.len());
+    while results.len() < commands.len() {
+        let rest = &commands[results.len()..];
+        match run_some(rest, names) {
+            Ok(mut done) if !done.is_empty() => results.append(&mut done),
+            Ok(_) => results.push(Err(SandboxError::Setup("the driver ran no case".into()))),
+            Err(e) => {
+                results.extend(rest.iter().map(|_| Err(e.clone())));
+            }
+        }
     }
-    let exec_log = std::fs::read(host.join("log/exec")).unwrap_or_default();
+    results
+}
+
+/// Runs `commands` in one sandbox until they are done or the driver stops; returns the
+/// results of the cases it finished, and of the case it was running when it stopped.
+fn run_some(commands: &[String], names: &BTreeSet<String>) -> Result<Vec<Result<Run, SandboxError>>, SandboxError> {
+    // Thousands of small files a batch: on a memory file system where there is one.
+    let shm = Path::new("/dev/shm");
+    let builder = tempfile::Builder::new().prefix("toolgate-oracle-").clone();
+    let dir = if shm.is_dir() { builder.tempdir_in(shm) } else { builder.tempdir() }.map_err(setup)?;
+    let host = dir.path();
+    prepare(host, commands, names).map_err(setup)?;
+    let (status, stderr) = bwrap(host, commands.len())?;
+    let oracle = host.join("oracle");
+    let before = fixture_snapshot();
+    let mut results = Vec::new();
+    for i in 0..commands.len() {
+        let case = oracle.join("cases").join(i.to_string());
+        if case.join("log/done").exists() {
+            results.push(collect(&case, &before, false));
+            continue;
+        }
+        // The case the driver was running when it stopped, if it had moved it in.
+        if oracle.join("log").exists() {
+            results.push(collect(&oracle, &before, true));
+        } else if i == 0 {
+            let error = format!("{status}: {}", stderr.trim());
+            return Err(if stderr.starts_with("bwrap:") {
+                SandboxError::Bwrap(error)
+            } else {
+                SandboxError::NotStarted(format!("the driver stopped before the first case: {error}"))
+            });
+        }
+        break;
+    }
+    Ok(results)
+}
+
+/// What a case's folder (`work/`, `home/`, `log/`) recorded.
+fn collect(case: &Path, before: &Snapshot, cut_short: bool) -> Result<Run, SandboxError> {
+    let log = case.join("log");
+    let timed_out = cut_short || log.join("timeout").exists();
+    if !log.join("started").exists() && !timed_out {
+        return Err(SandboxError::NotStarted("bash stopped before it read its BASH_ENV".into()));
+    }
+    let exec_log = std::fs::read(log.join("exec")).unwrap_or_default();
     let mut executions = record::parse_exec_log(&exec_log).map_err(|e| SandboxError::Record(format!("{e:?}")))?;
-    executions.extend(record::parse_trace(&std::fs::read(host.join("log/trace")).unwrap_or_default()));
-    let after = snapshot(host);
-    Ok(Run { executions, changes: diff(&before, &after), timed_out: outcome.0 == ProcessStatus::TimedOut })
+    executions.extend(record::parse_trace(&std::fs::read(log.join("trace")).unwrap_or_default()));
+    Ok(Run { executions, changes: diff(before, &snapshot(case)), timed_out })
 }
 
 /// An I/O error as a setup error.
@@ -195,15 +263,23 @@ fn shimmable(name: &str) -> bool {
         && name != "sh"
 }
 
-/// Writes the fixtures, the env script and the shims under `host`.
-fn prepare(host: &Path, names: &[String]) -> std::io::Result<()> {
-    for sub in ["work/sub", "home", "log", "shims"] {
-        std::fs::create_dir_all(host.join(sub))?;
+/// Writes under `host`: `shims/`, and `oracle/` (bound at [`ORACLE`]) with the env script,
+/// `commands/I` and `cases/I/{work,home,log}` holding the fixtures.
+fn prepare(host: &Path, commands: &[String], names: &BTreeSet<String>) -> std::io::Result<()> {
+    let oracle = host.join("oracle");
+    std::fs::create_dir_all(oracle.join("commands"))?;
+    std::fs::create_dir_all(host.join("shims"))?;
+    std::fs::write(oracle.join("env.sh"), ENV_SCRIPT)?;
+    for (i, command) in commands.iter().enumerate() {
+        std::fs::write(oracle.join("commands").join(i.to_string()), command)?;
+        let case = oracle.join("cases").join(i.to_string());
+        for sub in ["work/sub", "home", "log"] {
+            std::fs::create_dir_all(case.join(sub))?;
+        }
+        for (path, content) in FIXTURES {
+            std::fs::write(case.join(path), content)?;
+        }
     }
-    for (path, content) in FIXTURES {
-        std::fs::write(host.join(path), content)?;
-    }
-    std::fs::write(host.join("env.sh"), ENV_SCRIPT)?;
     let shims = host.join("shims");
     let shim = host.join("shim");
     let shell_shim = host.join("shell-shim");
@@ -224,30 +300,33 @@ fn prepare(host: &Path, names: &[String]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs bubblewrap; returns how it ended and its stderr.
-fn bwrap(host: &Path, command: &str) -> Result<(ProcessStatus, String), SandboxError> {
+/// Runs bubblewrap with the driver (this test binary) for `cases` cases; returns how it ended
+/// and its stderr.
+fn bwrap(host: &Path, cases: usize) -> Result<(ProcessStatus, String), SandboxError> {
+    let driver = std::env::current_exe().map_err(setup)?;
     let p = |sub: &str| host.join(sub).into_os_string();
     let mut args: Vec<std::ffi::OsString> = Vec::new();
     let mut push = |words: &[&str]| args.extend(words.iter().map(Into::into));
     push(&["--ro-bind", "/", "/", "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent"]);
     push(&["--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/opt"]);
-    push(&["--ro-bind", HOST_BASH, BASH]);
-    let mut bind = |how: &str, from: &str, to: &str| args.extend([how.into(), p(from), to.into()]);
-    bind("--ro-bind", "env.sh", "/opt/oracle/env.sh");
-    bind("--bind", "log", "/opt/oracle/log");
-    bind("--bind", "work", WORK);
-    bind("--bind", "home", HOME);
+    let mut bind = |how: &str, from: std::ffi::OsString, to: &str| args.extend([how.into(), from, to.into()]);
+    bind("--bind", p("oracle"), ORACLE);
+    bind("--ro-bind", HOST_BASH.into(), BASH);
+    bind("--ro-bind", p("oracle/env.sh"), ENV_FILE);
+    bind("--ro-bind", driver.into_os_string(), DRIVER);
     for dir in ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"] {
-        bind("--ro-bind", "shims", dir);
+        bind("--ro-bind", p("shims"), dir);
     }
     let mut push = |words: &[&str]| args.extend(words.iter().map(Into::into));
-    push(&["--chdir", WORK, "--clearenv"]);
-    push(&["--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]);
-    push(&["--setenv", "HOME", HOME, "--setenv", "BASH_ENV", "/opt/oracle/env.sh", "--setenv", "LC_ALL", "C"]);
-    push(&[BASH, "-c", "--", command]);
+    push(&["--chdir", ORACLE, "--clearenv"]);
+    let cases = cases.to_string();
+    push(&["--setenv", super::driver::CASES_VAR, &cases]);
+    push(&[DRIVER, "--exact", "bash::oracle::oracle_sandbox_driver", "--ignored", "--test-threads=1", "--quiet"]);
+    let limit = Duration::from_secs(10)
+        + (TIME_LIMIT + Duration::from_millis(500)) * u32::try_from(cases.len()).unwrap_or(u32::MAX);
     let spec = ProcessSpec::exec(BWRAP, args)
         .cwd(host)
-        .timeout(TIME_LIMIT)
+        .timeout(limit)
         .kill_grace(Duration::from_millis(100))
         .drain(Duration::from_millis(50))
         .stdout_cap(4096)
@@ -261,9 +340,44 @@ fn bwrap(host: &Path, command: &str) -> Result<(ProcessStatus, String), SandboxE
     Ok((outcome.status, outcome.stderr.text().into_owned()))
 }
 
+/// A snapshot: every entry under `work/` and `home/`.
+type Snapshot = BTreeMap<(Root, String), Entry>;
+
+/// The snapshot of a fresh case: the fixtures.
+fn fixture_snapshot() -> Snapshot {
+    static FRESH: std::sync::OnceLock<Snapshot> = std::sync::OnceLock::new();
+    FRESH
+        .get_or_init(|| {
+            let mut out = Snapshot::new();
+            for (path, content) in FIXTURES {
+                let (root, rest) = match path.split_once('/') {
+                    Some(("work", rest)) => (Root::Work, rest),
+                    Some((_, rest)) => (Root::Home, rest),
+                    None => continue,
+                };
+                let mut dirs = String::new();
+                for part in rest.split('/').rev().skip(1).collect::<Vec<_>>().into_iter().rev() {
+                    dirs.push_str(part);
+                    out.insert((root, dirs.clone()), Entry::Dir);
+                    dirs.push('/');
+                }
+                out.insert((root, rest.to_owned()), Entry::File(content.len() as u64, hash(content.as_bytes())));
+            }
+            out
+        })
+        .clone()
+}
+
+/// The hash of a file's content, as snapshots record it.
+fn hash(bytes: &[u8]) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// Every entry under `work/` and `home/`.
-fn snapshot(host: &Path) -> BTreeMap<(Root, String), Entry> {
-    let mut out = BTreeMap::new();
+fn snapshot(host: &Path) -> Snapshot {
+    let mut out = Snapshot::new();
     for (root, sub) in [(Root::Work, "work"), (Root::Home, "home")] {
         walk(&host.join(sub), "", root, &mut out);
     }
@@ -271,7 +385,7 @@ fn snapshot(host: &Path) -> BTreeMap<(Root, String), Entry> {
 }
 
 /// Adds the entries under `dir` (named `prefix…`) to `out`.
-fn walk(dir: &Path, prefix: &str, root: Root, out: &mut BTreeMap<(Root, String), Entry>) {
+fn walk(dir: &Path, prefix: &str, root: Root, out: &mut Snapshot) {
     let Ok(read) = std::fs::read_dir(dir) else { return };
     for entry in read.flatten() {
         let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
@@ -283,9 +397,7 @@ fn walk(dir: &Path, prefix: &str, root: Root, out: &mut BTreeMap<(Root, String),
             walk(&path, &format!("{name}/"), root, out);
             Entry::Dir
         } else if meta.is_file() {
-            let mut hasher = std::hash::DefaultHasher::new();
-            std::fs::read(&path).unwrap_or_default().hash(&mut hasher);
-            Entry::File(meta.len(), hasher.finish())
+            Entry::File(meta.len(), hash(&std::fs::read(&path).unwrap_or_default()))
         } else {
             Entry::Other
         };
@@ -294,7 +406,7 @@ fn walk(dir: &Path, prefix: &str, root: Root, out: &mut BTreeMap<(Root, String),
 }
 
 /// The differences between two snapshots.
-fn diff(before: &BTreeMap<(Root, String), Entry>, after: &BTreeMap<(Root, String), Entry>) -> Vec<Change> {
+fn diff(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
     let mut changes = Vec::new();
     for (key, entry) in after {
         let what = match before.get(key) {
