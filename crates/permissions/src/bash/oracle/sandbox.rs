@@ -486,6 +486,35 @@ mod tests {
     }
 
     #[test]
+    fn lines_of_a_batch_cannot_reach_each_other_and_a_line_that_ends_the_driver_ends_only_itself() {
+        let commands: Vec<String> = [
+            // A job in a process group of its own, writing into whichever line's folder is in place.
+            "set -m; { while :; do echo x >> /opt/oracle/work/leak; done; } & echo started > first",
+            "echo second > second",
+            "touch t; kill -9 -1",
+            "touch after",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let names = BTreeSet::from(["touch".to_owned()]);
+        let runs: Vec<Run> = run_batch(&commands, &names)
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| panic!("the sandbox must run: {e}")))
+            .collect();
+        let changed = |run: &Run| run.changes.iter().map(|c| c.path.clone()).collect::<Vec<_>>();
+        assert!(changed(&runs[0]).contains(&"first".to_owned()), "{:?}", runs[0].changes);
+        assert_eq!(changed(&runs[1]), ["second"], "the first line's job was killed before the second ran");
+        assert!(runs[2].timed_out, "a line that killed the driver was cut short");
+        assert_eq!(from(&runs[2], Source::Shim), [vec!["/usr/local/sbin/touch", "t"]]);
+        assert!(!runs[3].timed_out);
+        assert_eq!(
+            from(&runs[3], Source::Shim),
+            [vec!["/usr/local/sbin/touch", "after"]],
+            "the rest ran in a new sandbox"
+        );
+    }
+
+    #[test]
     fn a_command_that_runs_too_long_is_killed() {
         let run = sandboxed("touch a; read -t 9 <> <(:)", &["touch"]);
         assert!(run.timed_out);
