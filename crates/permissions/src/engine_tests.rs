@@ -899,6 +899,7 @@ fn words_and_substitutions_are_read_as_bash_reads_them() {
         "shift 'a[`rm -rf x`]'",
         "[ 1 -eq 'a[$(touch pwned)]' ]",
         "time X=1 rm -rf x",
+        "a=(x); echo \"${a['$(rm -rf x)']}\"",
         "echo ok && bash <<'EOF'\nrm -rf x\nEOF",
         "git status | sh <<EOF\ntouch pwned\nEOF",
     ] {
@@ -912,7 +913,7 @@ fn words_and_substitutions_are_read_as_bash_reads_them() {
     }
     // Tokens tree-sitter reads across a blank, or a command across a line's end: never approved.
     let empty = empty_engine();
-    for command in ["echo } {b", "ls \\(\n\\\nh", "echo `true``rm -rf x`"] {
+    for command in ["echo } {b", "ls \\(\n\\\nh", "echo `true``rm -rf x`", "cat >$ f", "wc -<<E\nE", "a=()s x"] {
         assert_ne!(check(&empty, &bash, json!({"command": command}), Dflt, None).0, Allow, "{command:?}");
     }
 }

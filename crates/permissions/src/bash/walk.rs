@@ -696,10 +696,18 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 self.out.hazard(Hazard::CommandSubstitution);
                 // Bash ends a backtick substitution at its first unescaped backtick; tree-sitter
                 // reads `a``b` as one, where bash runs `a` and `b`.
-                if backticks_inside(self.text(node)) {
+                let text = self.text(node);
+                if backticks_inside(text) {
                     self.out.hazard(Hazard::ParseError);
                 }
-                self.pending.push(node);
+                // Inside backticks bash removes the backslash of `\\`, `\$` and `` \` `` before
+                // it parses the command; tree-sitter keeps it. Such a command is read from the
+                // text bash parses.
+                if text.starts_with('`') && text.contains("\\") {
+                    self.scripts.extend(backtick_scripts(text));
+                } else {
+                    self.pending.push(node);
+                }
             }
             Kind::ProcessSubstitution => {
                 self.out.hazard(Hazard::ProcessSubstitution);
@@ -734,6 +742,10 @@ impl<'s, 't> Walker<'s, 't, '_> {
         for (index, child) in kids(node).enumerate() {
             let child_kind = kind(child);
             if child_kind == Kind::VariableAssignment {
+                // `a=()s`: a word glued to an assignment is not what tree-sitter makes of it.
+                if child.next_sibling().is_some_and(|next| next.start_byte() == child.end_byte() && next.is_named()) {
+                    self.out.hazard(Hazard::ParseError);
+                }
                 assignments.push(self.assignment(child));
                 continue;
             }
@@ -943,6 +955,11 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
             Kind::HeredocRedirect => {
+                // tree-sitter takes `wc -<<E` as a `-<<` operator: to bash it is a word `-`
+                // and `<<E`.
+                if self.text(node).starts_with("-<<") {
+                    self.out.hazard(Hazard::ParseError);
+                }
                 // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) turns expansion off in
                 // the body.
                 let mut expands = true;
@@ -1193,12 +1210,21 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 word.push_unquoted(self.slice(position, node.end_byte()));
             }
             Kind::SimpleExpansion => {
+                // tree-sitter reads `$ i` and `$<newline>h` as `$i`; bash's `$` there is literal.
+                if text.as_bytes().get(1).is_some_and(u8::is_ascii_whitespace) {
+                    self.out.hazard(Hazard::ParseError);
+                }
                 word.expansion = true;
                 word.push_opaque(text);
             }
             Kind::Expansion => {
                 word.expansion = true;
                 word.push_opaque(text);
+                // A subscript (`${a['$(id)']}`) or offset is arithmetic: bash runs what is
+                // quoted there.
+                if has_substitution_text(text) {
+                    self.quoted_substitutions(node);
+                }
                 self.scan(node);
             }
             Kind::ArithmeticExpansion => {
@@ -1266,7 +1292,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
 }
 
 /// Whether `text`, a word as written, is an assignment to bash: an unquoted name, then `=`.
-fn is_shell_assignment(text: &str) -> bool {
+pub(super) fn is_shell_assignment(text: &str) -> bool {
     text.split_once('=').is_some_and(|(name, _)| is_identifier(name))
 }
 

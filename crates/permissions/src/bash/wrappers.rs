@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::readonly::GIT_CONFIG_GETS;
-use super::walk::{MAX_NESTING, Stdin, Walker, excerpt, is_plain};
+use super::walk::{MAX_NESTING, Stdin, Walker, excerpt, is_plain, is_shell_assignment};
 use super::word::{Word, is_identifier};
 use super::{Hazard, SimpleCommand, Text, Wrapped};
 
@@ -361,8 +361,9 @@ fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Strip<'s> {
         Wrapper::Time => {
             let scan = scan_options(words, start, &OptSpec { flags: "p", ..OptSpec::default() });
             strip.unresolved = scan.unresolved;
-            // `time` is a keyword in front of a simple command, which may start with assignments.
-            take_assignments(words, scan.next, &mut strip)
+            // The simple command after the keyword may start with assignments: taken by
+            // `emit_from`, which sees how they were written (`'X=1 ls'` is a command name).
+            scan.next
         }
         Wrapper::Nice => {
             let mut j = start;
@@ -1214,7 +1215,17 @@ impl<'s> Walker<'s, '_, '_> {
                 // `coproc NAME { …; }` is a form tree-sitter does not parse as bash does.
                 self.out.hazard(Hazard::UnknownConstruct { kind: "coproc".to_owned() });
             }
-            let stripped = strip(wrapper, words, i);
+            let mut stripped = strip(wrapper, words, i);
+            if wrapper == Wrapper::Time
+                && let Some(mut next) = stripped.next
+            {
+                // `time X=1 cmd`: bash's parser reads unquoted assignments after the keyword.
+                while let Some(word) = words.get(next).filter(|w| is_shell_assignment(self.slice(w.start, w.end))) {
+                    stripped.assignments.extend(as_assignment(word));
+                    next += 1;
+                }
+                stripped.next = (next < words.len()).then_some(next);
+            }
             if stripped.unresolved {
                 self.out.hazard(Hazard::UnresolvedWrapper { wrapper: excerpt(&name.value) });
             }

@@ -69,7 +69,9 @@ fn divergences(analysis: &BashAnalysis<'_>, run: &Run) -> Vec<Divergence> {
     let mut out = Vec::new();
     if !analysis.hazards.iter().any(|h| h.hides_what_runs()) {
         for execution in &run.executions {
-            if !analysis.commands.iter().any(|listed| matches(listed, &execution.argv)) {
+            let whole: Vec<String> = execution.assigned.iter().chain(&execution.argv).cloned().collect();
+            let listed = |argv: &[String]| analysis.commands.iter().any(|listed| matches(listed, argv));
+            if !listed(&execution.argv) && (execution.assigned.is_empty() || !listed(&whole)) {
                 let kind = Kind::Unlisted(basename(&execution.argv[0]).to_owned());
                 out.push(Divergence { kind, what: format!("bash ran {}", describe(execution)) });
             }

@@ -37,6 +37,10 @@ pub(super) struct Execution {
     pub(super) source: Source,
     /// The words, lossily decoded as UTF-8.
     pub(super) argv: Vec<String>,
+    /// The words before `argv` that xtrace's record read as assignments. xtrace writes a
+    /// command named `R=` (run as `\R= git`) bare, as it writes an assignment, so the command
+    /// may also have been these words followed by `argv`.
+    pub(super) assigned: Vec<String>,
 }
 
 /// Why a record could not be read.
@@ -66,7 +70,7 @@ pub(super) fn parse_exec_log(bytes: &[u8]) -> Result<Vec<Execution>, RecordError
             let word = fields.next().ok_or_else(|| RecordError::BadExecLog("record cut short".to_owned()))?;
             argv.push(lossy(word));
         }
-        out.push(Execution { source, argv });
+        out.push(Execution { source, argv, assigned: Vec::new() });
     }
     Ok(out)
 }
@@ -96,7 +100,8 @@ pub(super) fn parse_trace(bytes: &[u8]) -> Vec<Execution> {
         if argv.is_empty() || ["[[", "((", "for", "select", "case"].contains(&argv[0].as_str()) {
             continue;
         }
-        out.push(Execution { source: Source::Trace, argv });
+        let assigned = words[..first_command].iter().map(|w| lossy(&w.bytes)).collect();
+        out.push(Execution { source: Source::Trace, argv, assigned });
     }
     out
 }
@@ -301,7 +306,10 @@ mod tests {
     fn exec_log_records_are_read_and_a_cut_record_is_an_error() {
         let log = b"S\x002\x00/usr/bin/rm\x00x\x00H\x001\x00nothere\x00";
         let got = parse_exec_log(log).unwrap();
-        assert_eq!(got[0], Execution { source: Source::Shim, argv: vec!["/usr/bin/rm".into(), "x".into()] });
+        assert_eq!(
+            got[0],
+            Execution { source: Source::Shim, argv: vec!["/usr/bin/rm".into(), "x".into()], assigned: Vec::new() }
+        );
         assert_eq!(got[1].source, Source::NotFound);
         assert!(parse_exec_log(b"S\x003\x00rm\x00").is_err());
     }

@@ -62,7 +62,9 @@ pub(super) const HOME: &str = "/opt/oracle/home";
 /// How long one command may run before it is killed.
 pub(super) const TIME_LIMIT: Duration = Duration::from_secs(1);
 
-/// The `BASH_ENV` script: the not-found handler and the xtrace set-up.
+/// The `BASH_ENV` script: the not-found handler and the xtrace set-up. `PS4` is set before
+/// the trace file is opened, so that a shell started with `-x` (`sh -x`) writes no line of
+/// this set-up there without its marker.
 const ENV_SCRIPT: &str = r#"command_not_found_handle() {
   printf '%s\0' H "$#" "$@" >> /opt/oracle/log/exec
   return 127
@@ -70,9 +72,9 @@ const ENV_SCRIPT: &str = r#"command_not_found_handle() {
 __oracle_init() {
   : > /opt/oracle/log/started
   ulimit -f 8192
+  PS4=$'+\x1e''${FUNCNAME[0]}'$'\x1d''${BASH_SOURCE[0]}'$'\x1f'
   exec 99>>/opt/oracle/log/trace
   BASH_XTRACEFD=99
-  PS4=$'+\x1e''${FUNCNAME[0]}'$'\x1d''${BASH_SOURCE[0]}'$'\x1f'
   set -x
 }
 __oracle_init
