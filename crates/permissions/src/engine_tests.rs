@@ -900,6 +900,12 @@ fn words_and_substitutions_are_read_as_bash_reads_them() {
         "[ 1 -eq 'a[$(touch pwned)]' ]",
         "time X=1 rm -rf x",
         "a=(x); echo \"${a['$(rm -rf x)']}\"",
+        // Lines tree-sitter cannot parse as bash does: a coarse second reading still finds the
+        // denied command.
+        "cat <<EOF ; rm -rf x\nx\nEOF",
+        "cat <<A; touch pwned <<B\na\nA\nb\nB",
+        "cat <<A <<B\na\nA\nb\nB\nrm -rf x",
+        "echo } {b; sudo rm -rf x",
         "echo ok && bash <<'EOF'\nrm -rf x\nEOF",
         "git status | sh <<EOF\ntouch pwned\nEOF",
     ] {

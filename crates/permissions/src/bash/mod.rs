@@ -70,6 +70,7 @@
 use std::borrow::Cow;
 
 mod brace;
+mod coarse;
 mod kind;
 #[cfg(test)]
 mod oracle;

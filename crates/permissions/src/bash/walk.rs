@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use tree_sitter::Node;
 
+use super::coarse;
 use super::kind::{Kind, kind, kind_of};
 use super::plain::{self, Statement};
 use super::reread::{self, Reading};
@@ -58,6 +59,9 @@ pub(super) struct Output<'s> {
     pub plain: bool,
     /// How many sources were parsed again after a respelling ([`MAX_REREADS`]).
     rereads: usize,
+    /// Whether the source being walked (not one nested in it) was found not read as bash
+    /// reads it ([`Hazard::ParseError`]): then [`coarse`] reads it too.
+    unsure: bool,
     /// How deep the walkers are in their trees, summed across nested sources.
     depth: usize,
     /// When every parse must be over.
@@ -78,6 +82,7 @@ impl<'s> Output<'s> {
             aliases: Vec::new(),
             plain: true,
             rereads: 0,
+            unsure: false,
             depth: 0,
             deadline: Instant::now() + ANALYSIS_BUDGET,
         }
@@ -86,6 +91,7 @@ impl<'s> Output<'s> {
     /// Records `hazard` unless it is already recorded, or [`MAX_HAZARDS`] are (one is enough
     /// to stop auto-approval; the cap keeps pathological input linear).
     pub fn hazard(&mut self, hazard: Hazard) {
+        self.unsure |= hazard == Hazard::ParseError;
         if self.hazards.len() < MAX_HAZARDS && !self.hazards.contains(&hazard) {
             self.hazards.push(hazard);
         }
@@ -119,6 +125,7 @@ impl<'s> Output<'s> {
             aliases: std::mem::take(&mut self.aliases),
             plain: self.plain,
             rereads: self.rereads,
+            unsure: false,
             depth: self.depth,
             deadline: self.deadline,
         };
@@ -142,6 +149,16 @@ impl<'s> Output<'s> {
             self.walk_plain(src, statements);
             return;
         }
+        let outer_unsure = std::mem::replace(&mut self.unsure, false);
+        self.walk_tree(src);
+        if self.unsure {
+            self.walk_coarse(src);
+        }
+        self.unsure = outer_unsure;
+    }
+
+    /// Parses `src` and walks its tree into this output.
+    fn walk_tree(&mut self, src: &'s str) {
         let Some(tree) = parse::parse(src, self.deadline) else {
             self.hazard(Hazard::ParseError);
             return;
@@ -163,6 +180,15 @@ impl<'s> Output<'s> {
         let mut walker = Walker { src, clean, out: self, pending: Vec::new(), stdin: None, scripts: Vec::new() };
         walker.statement(root);
         walker.run_scripts();
+    }
+
+    /// Lists the commands of [`coarse`]'s reading of `src`, a line not read as bash reads it,
+    /// so that a deny rule that any reading would match still denies it.
+    fn walk_coarse(&mut self, src: &'s str) {
+        let mut walker = Walker { src, clean: false, out: self, pending: Vec::new(), stdin: None, scripts: Vec::new() };
+        for command in coarse::commands(src) {
+            walker.emit(coarse::words(command), Vec::new(), Vec::new(), false);
+        }
     }
 
     /// Lists the statements of a plain line of `src` as the walk of its tree would.

@@ -1,0 +1,201 @@
+//! A coarse second reading of a line tree-sitter could not read as bash does.
+//!
+//! A line with [`super::Hazard::ParseError`] is never approved, but a deny rule must still deny
+//! it when any reading of the line would match (`cat <<EOF ; rm -rf x` is one command to
+//! tree-sitter, `cat` then `rm -rf x` to bash). This reading splits the text into commands at
+//! every operator, newline, parenthesis, backtick and `$(`, removes quotes as bash would, skips
+//! redirections with their targets and reserved words, and hands each command's words to the
+//! same [`super::walk::Walker::emit`] as the other readings (wrappers, nested shells, rules).
+//! It lists too much (the lines of a here-document body become commands, a quoted `;` is kept
+//! as a word) rather than too little: it is only ever used to deny or ask.
+
+use super::word::{Word, is_identifier};
+
+/// The reserved words and keywords a command may start with.
+const RESERVED: &[&str] = &[
+    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case", "esac",
+    "select", "function", "time", "coproc", "[[", "]]",
+];
+
+/// One command of the coarse reading: its words with quotes removed, each with its span.
+#[derive(Debug, Default)]
+pub(super) struct Command {
+    /// The words, the command name first.
+    pub(super) words: Vec<(String, usize, usize)>,
+}
+
+/// The commands of `src`, read coarsely (see the module documentation).
+pub(super) fn commands(src: &str) -> Vec<Command> {
+    let mut reader = Reader { src: src.as_bytes(), at: 0, commands: Vec::new(), current: Command::default() };
+    reader.read();
+    reader.commands
+}
+
+/// The reader's state.
+struct Reader<'b> {
+    /// The line.
+    src: &'b [u8],
+    /// Where it is.
+    at: usize,
+    /// The commands so far.
+    commands: Vec<Command>,
+    /// The command being read.
+    current: Command,
+}
+
+impl Reader<'_> {
+    /// Reads the whole line.
+    fn read(&mut self) {
+        let mut skip_next_word = false;
+        while let Some(&byte) = self.src.get(self.at) {
+            match byte {
+                b' ' | b'\t' => self.at += 1,
+                b'\\' if self.src.get(self.at + 1) == Some(&b'\n') => self.at += 2,
+                b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'`' => {
+                    self.end_command();
+                    self.at += 1;
+                }
+                b'<' | b'>' => {
+                    // A redirection: its operator, then its target word is not an argument.
+                    while self.src.get(self.at).is_some_and(|b| matches!(b, b'<' | b'>' | b'&' | b'|' | b'-')) {
+                        self.at += 1;
+                    }
+                    skip_next_word = true;
+                }
+                b'#' if self.at == 0 || self.src[self.at - 1].is_ascii_whitespace() => {
+                    while self.src.get(self.at).is_some_and(|&b| b != b'\n') {
+                        self.at += 1;
+                    }
+                }
+                _ => {
+                    let start = self.at;
+                    let word = self.word();
+                    if word.is_empty() && self.src.get(start) == Some(&b'$') {
+                        // A `$(` read as the start of a command of its own.
+                        continue;
+                    }
+                    if std::mem::take(&mut skip_next_word) {
+                        continue;
+                    }
+                    // A descriptor before a redirection (`2>&1`) is not a word.
+                    let descriptor = !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit());
+                    if descriptor && self.src.get(self.at).is_some_and(|b| matches!(b, b'<' | b'>')) {
+                        continue;
+                    }
+                    let leading = self.current.words.is_empty();
+                    if leading && (RESERVED.contains(&word.as_str()) || is_assignment(&word)) {
+                        continue;
+                    }
+                    self.current.words.push((word, start, self.at));
+                }
+            }
+        }
+        self.end_command();
+    }
+
+    /// Ends the command being read.
+    fn end_command(&mut self) {
+        if !self.current.words.is_empty() {
+            self.commands.push(std::mem::take(&mut self.current));
+        }
+    }
+
+    /// Reads one word from `self.at`, quotes removed; stops before a blank or an operator, and
+    /// before a `$(`, whose command is read as one of its own.
+    fn word(&mut self) -> String {
+        let mut out = Vec::new();
+        while let Some(&byte) = self.src.get(self.at) {
+            match byte {
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' | b'`' => break,
+                b'$' if self.src.get(self.at + 1) == Some(&b'(') => break,
+                b'\\' => {
+                    if let Some(&next) = self.src.get(self.at + 1)
+                        && next != b'\n'
+                    {
+                        out.push(next);
+                    }
+                    self.at += 2;
+                }
+                b'\'' => {
+                    let body = self.at + 1;
+                    let close = self.src[body..].iter().position(|&b| b == b'\'').map_or(self.src.len(), |p| body + p);
+                    out.extend_from_slice(&self.src[body..close]);
+                    self.at = close + 1;
+                }
+                b'"' => {
+                    self.at += 1;
+                    while let Some(&inner) = self.src.get(self.at) {
+                        match inner {
+                            b'"' => break,
+                            b'\\' if self.src.get(self.at + 1).is_some_and(|b| b"\"\\$`".contains(b)) => {
+                                out.push(self.src[self.at + 1]);
+                                self.at += 2;
+                                continue;
+                            }
+                            _ => out.push(inner),
+                        }
+                        self.at += 1;
+                    }
+                    self.at += 1;
+                }
+                _ => {
+                    out.push(byte);
+                    self.at += 1;
+                }
+            }
+        }
+        if out.is_empty() && self.src.get(self.at) == Some(&b'$') {
+            // A `$(` that starts the word: its command follows as a command of its own.
+            self.at += 2;
+            self.end_command();
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// Whether a word is an assignment (`NAME=…`, `NAME+=…`, `NAME[…]=…`).
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        let name = name.strip_suffix('+').unwrap_or(name);
+        let name = name.split_once('[').map_or(name, |(base, _)| base);
+        is_identifier(name)
+    })
+}
+
+/// The words of a coarse command, for [`super::walk::Walker::emit`].
+pub(super) fn words(command: Command) -> Vec<Word<'static>> {
+    command
+        .words
+        .into_iter()
+        .map(|(value, start, end)| {
+            let mut word = Word::at(start, end);
+            word.push_decoded(value);
+            word
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The coarse commands of `src`, each as its words joined by a space.
+    fn read(src: &str) -> Vec<String> {
+        commands(src).into_iter().map(|c| c.words.into_iter().map(|w| w.0).collect::<Vec<_>>().join(" ")).collect()
+    }
+
+    #[test]
+    fn operators_newlines_and_substitutions_split_commands() {
+        assert_eq!(read("cat <<EOF ; rm -rf x\nx\nEOF"), ["cat", "rm -rf x", "x", "EOF"]);
+        assert_eq!(read("a && b | c; (d) & e\nf"), ["a", "b", "c", "d", "e", "f"]);
+        assert_eq!(read("echo $(rm x) `touch y`"), ["echo", "rm x", "touch y"]);
+        assert_eq!(read("if X=1 sudo rm -rf / ; then :; fi # rm z"), ["sudo rm -rf /", ":"]);
+    }
+
+    #[test]
+    fn quotes_are_removed_and_redirect_targets_skipped() {
+        assert_eq!(read("r'm' \"-rf\" \\x > out 2>&1 < in"), ["rm -rf x"]);
+        assert_eq!(read("echo \"a \\\"b\\\" \\$c\""), ["echo a \"b\" $c"]);
+        assert_eq!(read("git \\\n push"), ["git push"]);
+    }
+}
