@@ -132,6 +132,25 @@ fn run(cases: &[Case]) {
 
 /// Smuggling a second command after an allowed prefix.
 const SMUGGLING: &[Case] = &[
+    // Found by the differential oracle: where tree-sitter's tokens are not bash's words.
+    c("ls ''\\7", &[Cmds(&["ls 7"]), ReadOnly(true)]),
+    c("git push ''\\--force", &[Cmds(&["git push --force"])]),
+    c("diff t<(ls)", &[Cmds(&["diff t<(ls)", "ls"])]),
+    c("echo$'\\0' hi", &[Cmds(&["echo hi"])]),
+    c("echo $'\\c\\\\'", &[Cmds(&["echo \u{1c}"])]),
+    c("echo } {b", &[Has("ParseError"), ReadOnly(false)]),
+    c("[[-f a ]] && cat a", &[Has("ParseError"), ReadOnly(false)]),
+    c("[[\\ a ]]", &[Has("ParseError"), ReadOnly(false)]),
+    c("cat >$ f", &[Has("ParseError"), ReadOnly(false)]),
+    c("wc -<<E\nE", &[Has("ParseError"), ReadOnly(false)]),
+    c("echo `a``b`", &[Has("ParseError"), ReadOnly(false)]),
+    c("echo '\\\r'\nls", &[Cmds(&["echo \\\r", "ls"])]),
+    c("time X=1 rm x", &[Cmds(&["rm x"])]),
+    c("time 'X=1 rm' x", &[Cmds(&["X=1 rm x"])]),
+    c("read 'a[$(rm x)]'", &[Cmds(&["read a[$(rm x)]", "rm x"]), ReadOnly(false)]),
+    c("echo $(('$(rm x)'))", &[Cmds(&["echo $(('$(rm x)'))", "rm x"]), ReadOnly(false)]),
+    c("true && sh <<EOF\nrm x\nEOF", &[Cmds(&["true", "sh", "rm x"]), ReadOnly(false)]),
+    c("echo `cat '\\\\'`", &[Cmds(&["echo `cat '\\\\'`", "cat \\"])]),
     c("git status; rm -rf x", &[Cmds(&["git status", "rm -rf x"]), Hazards(&[]), ReadOnly(false)]),
     c(
         "git log $(curl x)",

@@ -593,6 +593,15 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
             Kind::TestCommand => {
+                // `[[` and `]]` are keywords only as words of their own: `[[-f a ]]` and
+                // `[[\ x ]]` run a command named `[[-f` or `[[ x`.
+                let bytes = self.text(node).as_bytes();
+                let blank = |b: Option<&u8>| b.is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n'));
+                let opened = !bytes.starts_with(b"[[") || blank(bytes.get(2));
+                let closed = !bytes.ends_with(b"]]") || blank(bytes.len().checked_sub(3).and_then(|at| bytes.get(at)));
+                if !opened || !closed {
+                    self.out.hazard(Hazard::ParseError);
+                }
                 let mut words = Vec::new();
                 self.test_words(node, &mut words);
                 self.emit(words, Vec::new(), Vec::new(), false);
@@ -729,8 +738,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 // Inside backticks bash removes the backslash of `\\`, `\$` and `` \` `` before
                 // it parses the command; tree-sitter keeps it. Such a command is read from the
                 // text bash parses.
-                if text.starts_with('`') && text.contains("\\") {
+                // A carriage return, vertical tab or form feed is a character of a word to bash
+                // and a blank to tree-sitter: the text is read again, where it is respelt.
+                let odd_blank = text.contains(['\r', '\x0b', '\x0c']);
+                if text.starts_with('`') && (text.contains('\\') || odd_blank) {
                     self.scripts.extend(backtick_scripts(text));
+                } else if odd_blank && let Some(inner) = text.strip_prefix("$(").and_then(|t| t.strip_suffix(')')) {
+                    self.scripts.push(inner.to_owned());
                 } else {
                     self.pending.push(node);
                 }
@@ -1409,21 +1423,40 @@ pub(super) fn backtick_scripts(body: &str) -> Vec<String> {
     scripts
 }
 
-/// `src` with each carriage return that a backslash escapes respelt in single quotes (`\<CR>`
-/// as `'<CR>'`): bash reads `\<CR>` as an escaped character and the line feed after it still
-/// ends the command, where tree-sitter-bash reads `\<CR><LF>` as a line continuation and would
-/// join the next line's command to this one.
+/// `src` with each carriage return that a backslash escapes outside quotes respelt in single
+/// quotes (`\<CR>` as `'<CR>'`): bash reads `\<CR>` as an escaped character and the line feed
+/// after it still ends the command, where tree-sitter-bash reads `\<CR><LF>` as a line
+/// continuation and would join the next line's command to this one. Inside quotes (`'\<CR>'`)
+/// both characters stay as they are.
 fn escaped_carriage_returns(src: &str) -> String {
     let mut out = String::with_capacity(src.len() + 8);
-    let mut backslashes = 0usize;
-    for c in src.chars() {
-        if c == '\r' && backslashes % 2 == 1 {
-            out.pop();
-            out.push_str("'\r'");
-        } else {
-            out.push(c);
+    let mut chars = src.chars().peekable();
+    // The quote the scan is inside: `'`, `"`, or `$` for an ANSI-C string.
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, '\\') if chars.peek() == Some(&'\r') => {
+                chars.next();
+                out.push_str("'\r'");
+                continue;
+            }
+            (None | Some('"' | '$'), '\\') => {
+                out.push(c);
+                out.extend(chars.next());
+                continue;
+            }
+            (None, '\'') => quote = Some('\''),
+            (None, '"') => quote = Some('"'),
+            (None, '$') if chars.peek() == Some(&'\'') => {
+                out.push(c);
+                out.extend(chars.next());
+                quote = Some('$');
+                continue;
+            }
+            (Some('\'' | '$'), '\'') | (Some('"'), '"') => quote = None,
+            _ => {}
         }
-        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        out.push(c);
     }
     out
 }

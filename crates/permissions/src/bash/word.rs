@@ -292,6 +292,10 @@ pub(super) fn decode_ansi_c(body: &str) -> String {
             'c' if i < chars.len() => {
                 let control = chars[i];
                 i += 1;
+                // `\c\\` is the control character of a backslash: both backslashes are taken.
+                if control == '\\' && chars.get(i) == Some(&'\\') {
+                    i += 1;
+                }
                 out.push(char::from_u32(u32::from(control) & 0x1f).unwrap_or('\u{fffd}'));
             }
             _ => {

@@ -14,10 +14,14 @@
 /// The functions whose traced lines are the harness's own, not the command's.
 pub(super) const HARNESS_FUNCTIONS: &[&str] = &["command_not_found_handle", "__oracle_init"];
 
-/// The harness's files: the env script, and the folders shims are in (bash may read a shim as
-/// a script, `bash t`); lines read from them are not the command's.
-const HARNESS_SOURCES: &[&str] =
-    &["/opt/oracle/env.sh", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", "/bin/", "/sbin/"];
+/// Whether a traced line's `BASH_SOURCE` is a file: the env script, a shim bash reads as a
+/// script, a file run by `source`, `bash f` or as a script without `#!`. Such a line is the
+/// file's, not the command line's: the analysis lists the command that read the file, and
+/// cannot see into it. The line itself has no source, and bash names the source of a
+/// function it defined `environment`.
+fn from_a_file(source: &str) -> bool {
+    !source.is_empty() && source != "environment"
+}
 
 /// How an execution was recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +91,7 @@ pub(super) fn parse_trace(bytes: &[u8]) -> Vec<Execution> {
             Some(split) => (lossy(&rest[..split]), lossy(&rest[split + 1..end])),
             None => (lossy(&rest[..end]), String::new()),
         };
-        if HARNESS_FUNCTIONS.contains(&function.as_str()) || HARNESS_SOURCES.iter().any(|h| file.starts_with(h)) {
+        if HARNESS_FUNCTIONS.contains(&function.as_str()) || from_a_file(&file) {
             continue;
         }
         let words = split_words(&rest[end + 1..]);
@@ -292,8 +296,9 @@ mod tests {
     fn harness_lines_keywords_and_assignments_are_left_out() {
         let text = b"+\x1ecommand_not_found_handle\x1fprintf x\n+\x1e\x1fX=1\n+\x1e\x1f[[ a == b ]]\n\
                      +\x1e\x1fY='a b' touch y\n+\x1ef\x1frm x\n+\x1e\x1ffor i in 1\n+\x1e\x1fa=(x '#' y)\n\
-                     +\x1e\x1d/opt/oracle/env.sh\x1fset -x\n+\x1e\x1d/usr/local/sbin/t\x1fexit 0\n+\x1e\x1dlib.sh\x1fls\n";
-        assert_eq!(traced(text), [vec!["touch", "y"], vec!["rm", "x"], vec!["ls"]]);
+                     +\x1e\x1d/opt/oracle/env.sh\x1fset -x\n+\x1e\x1d/usr/local/sbin/t\x1fexit 0\n+\x1e\x1dlib.sh\x1fls\n\
+                     +\x1eg\x1denvironment\x1fcat\n";
+        assert_eq!(traced(text), [vec!["touch", "y"], vec!["rm", "x"], vec!["cat"]]);
     }
 
     #[test]

@@ -62,10 +62,12 @@ pub(super) const HOME: &str = "/opt/oracle/home";
 /// How long one command may run before it is killed.
 pub(super) const TIME_LIMIT: Duration = Duration::from_secs(1);
 
-/// The `BASH_ENV` script: the not-found handler and the xtrace set-up. `PS4` is set before
+/// The `BASH_ENV` script: the not-found handler (which records nothing for a line of a file
+/// bash reads, as [`super::record`] skips such lines) and the xtrace set-up. `PS4` is set before
 /// the trace file is opened, so that a shell started with `-x` (`sh -x`) writes no line of
 /// this set-up there without its marker.
 const ENV_SCRIPT: &str = r#"command_not_found_handle() {
+  case ${BASH_SOURCE[1]-} in ''|environment) ;; *) return 127 ;; esac
   printf '%s\0' H "$#" "$@" >> /opt/oracle/log/exec
   return 127
 }
