@@ -903,6 +903,11 @@ fn words_and_substitutions_are_read_as_bash_reads_them() {
         // Lines tree-sitter cannot parse as bash does: a coarse second reading still finds the
         // denied command.
         "cat <<EOF ; rm -rf x\nx\nEOF",
+        "cat <<'EOF'\n\\\nEOF\nrm -rf y\nEOF",
+        "if [ -f x | rm -rf y ]; then echo ok; fi",
+        "echo \"$(sh''\n\\rm -rf x)\"",
+        "wc -l \"${a#`rm -rf x`}\"",
+        "echo \"$(cat <<\\EOF\nEOF\nrm -rf x\n\\EOF\n)\"",
         "cat <<A; touch pwned <<B\na\nA\nb\nB",
         "cat <<A <<B\na\nA\nb\nB\nrm -rf x",
         "echo } {b; sudo rm -rf x",

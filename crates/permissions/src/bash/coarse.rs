@@ -26,7 +26,8 @@ pub(super) struct Command {
 
 /// The commands of `src`, read coarsely (see the module documentation).
 pub(super) fn commands(src: &str) -> Vec<Command> {
-    let mut reader = Reader { src: src.as_bytes(), at: 0, commands: Vec::new(), current: Command::default() };
+    let mut reader =
+        Reader { src: src.as_bytes(), at: 0, commands: Vec::new(), current: Command::default(), split: false };
     reader.read();
     reader.commands
 }
@@ -41,6 +42,8 @@ struct Reader<'b> {
     commands: Vec<Command>,
     /// The command being read.
     current: Command,
+    /// Whether the word just read ended at a substitution inside quotes, which starts a command.
+    split: bool,
 }
 
 impl Reader<'_> {
@@ -83,10 +86,12 @@ impl Reader<'_> {
                         continue;
                     }
                     let leading = self.current.words.is_empty();
-                    if leading && (RESERVED.contains(&word.as_str()) || is_assignment(&word)) {
-                        continue;
+                    if !(leading && (RESERVED.contains(&word.as_str()) || is_assignment(&word))) {
+                        self.current.words.push((word, start, self.at));
                     }
-                    self.current.words.push((word, start, self.at));
+                    if std::mem::take(&mut self.split) {
+                        self.end_command();
+                    }
                 }
             }
         }
@@ -95,8 +100,9 @@ impl Reader<'_> {
 
     /// Ends the command being read.
     fn end_command(&mut self) {
-        if !self.current.words.is_empty() {
-            self.commands.push(std::mem::take(&mut self.current));
+        let command = std::mem::take(&mut self.current);
+        if command.words.iter().any(|(word, _, _)| !word.is_empty()) {
+            self.commands.push(command);
         }
     }
 
@@ -127,6 +133,18 @@ impl Reader<'_> {
                     while let Some(&inner) = self.src.get(self.at) {
                         match inner {
                             b'"' => break,
+                            // A substitution inside: its commands are read as commands of their
+                            // own (the rest of the line is then read as if unquoted).
+                            b'`' => {
+                                self.at += 1;
+                                self.split = true;
+                                return String::from_utf8_lossy(&out).into_owned();
+                            }
+                            b'$' if self.src.get(self.at + 1) == Some(&b'(') => {
+                                self.at += 2;
+                                self.split = true;
+                                return String::from_utf8_lossy(&out).into_owned();
+                            }
                             b'\\' if self.src.get(self.at + 1).is_some_and(|b| b"\"\\$`".contains(b)) => {
                                 out.push(self.src[self.at + 1]);
                                 self.at += 2;
@@ -196,6 +214,7 @@ mod tests {
     fn quotes_are_removed_and_redirect_targets_skipped() {
         assert_eq!(read("r'm' \"-rf\" \\x > out 2>&1 < in"), ["rm -rf x"]);
         assert_eq!(read("echo \"a \\\"b\\\" \\$c\""), ["echo a \"b\" $c"]);
+        assert_eq!(read("echo \"x $(rm -rf y) `touch z`\""), ["echo x ", "rm -rf y", "touch z"]);
         assert_eq!(read("git \\\n push"), ["git push"]);
     }
 }

@@ -367,6 +367,16 @@ fn heredoc(node: Node<'_>, src: &str) -> Option<Reading> {
     if body_start == 0 || !bytes[body_start..first].iter().all(u8::is_ascii_whitespace) {
         return Some(Reading::Unsure);
     }
+    // Where the rest of the redirect's line holds nothing that can carry it onto the next line
+    // (a backslash, a quote, a substitution), bash's body starts right after that line;
+    // tree-sitter may start it later (it reads a body line of `\` as joining the next line to
+    // the command's), and no respelling of the delimiter mends that.
+    let after = start.end_byte();
+    let line_end = bytes[after..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |at| after + at);
+    let plain_rest = !bytes[after..line_end].iter().any(|b| matches!(b, b'\\' | b'\'' | b'"' | b'`' | b'$'));
+    if plain_rest && body_start != line_end + 1 {
+        return Some(Reading::Unsure);
+    }
     let bash_end = body_end(bytes, body_start, &delimiter, strip_tabs);
     let tree_end = end.map(|end| (line_start(bytes, end.start_byte()), end.end_byte()));
     let agrees = match (bash_end, tree_end) {

@@ -517,7 +517,6 @@ impl<'s, 't> Walker<'s, 't, '_> {
             | Kind::DoGroup
             | Kind::ElseClause
             | Kind::ElifClause
-            | Kind::NegatedCommand
             | Kind::IfStatement
             | Kind::WhileStatement
             | Kind::Error => {
@@ -525,6 +524,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
             }
             Kind::Command => self.command(node, Vec::new()),
             Kind::RedirectedStatement => self.redirected(node),
+            Kind::NegatedCommand => {
+                // `!` negates only as a word of its own: `!}` is a command's name to bash.
+                if !self.text(node).as_bytes().get(1).is_some_and(u8::is_ascii_whitespace) {
+                    self.out.hazard(Hazard::ParseError);
+                }
+                self.named_statements(node);
+            }
             Kind::Comment => {}
             kind => self.other_statement(node, kind),
         }
@@ -593,13 +599,19 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 }
             }
             Kind::TestCommand => {
-                // `[[` and `]]` are keywords only as words of their own: `[[-f a ]]` and
-                // `[[\ x ]]` run a command named `[[-f` or `[[ x`.
+                // `[[`, `]]`, `[` and `]` are what they are only as words of their own:
+                // `[[-f a ]]`, `[[\ x ]]` and `[-f a ]` run a command named `[[-f`, `[[ x`, `[-f`.
                 let bytes = self.text(node).as_bytes();
                 let blank = |b: Option<&u8>| b.is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n'));
-                let opened = !bytes.starts_with(b"[[") || blank(bytes.get(2));
-                let closed = !bytes.ends_with(b"]]") || blank(bytes.len().checked_sub(3).and_then(|at| bytes.get(at)));
-                if !opened || !closed {
+                let (open, close) = if bytes.starts_with(b"[[") { (2, 3) } else { (1, 2) };
+                let opened = !bytes.starts_with(b"[") || blank(bytes.get(open));
+                let closed =
+                    !bytes.ends_with(b"]") || blank(bytes.len().checked_sub(close).and_then(|at| bytes.get(at)));
+                // `[` is a command to bash: a `|`, `;`, `&`, parenthesis or redirection inside
+                // ends or redirects it (`[ -f x | rm y ]` runs `rm y ]`), where tree-sitter
+                // reads one test.
+                let single = !bytes.starts_with(b"[[") && has_unquoted_operator(bytes);
+                if !opened || !closed || single {
                     self.out.hazard(Hazard::ParseError);
                 }
                 let mut words = Vec::new();
@@ -699,6 +711,34 @@ impl<'s, 't> Walker<'s, 't, '_> {
         self.scan(node);
     }
 
+    /// Lists the commands of the substitutions in the text of a `${…}` expansion or a string
+    /// that tree-sitter did not parse as substitutions (quoted in a subscript, a backtick in a
+    /// pattern, a `$(` it read as text).
+    fn expansion_substitutions(&mut self, node: Node<'t>, text: &str) {
+        let mut found = Vec::new();
+        let mut backticks = false;
+        let mut cursor = node.walk();
+        loop {
+            let current = cursor.node();
+            if kind(current) == Kind::CommandSubstitution {
+                found.push((current.start_byte() - node.start_byte(), current.end_byte() - node.start_byte()));
+                backticks |= self.text(current).starts_with('`');
+            } else if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    let mut scripts = dollar_paren_scripts(text, &found);
+                    if !backticks {
+                        scripts.extend(backtick_scripts(text));
+                    }
+                    self.scripts.extend(scripts);
+                    return;
+                }
+            }
+        }
+    }
+
     /// Lists the commands of the substitutions inside single-quoted strings of an arithmetic
     /// context: tree-sitter reads them as text, bash expands them (`$(('$(rm x)'))` runs `rm`).
     fn quoted_substitutions(&mut self, node: Node<'t>) {
@@ -740,7 +780,9 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 // text bash parses.
                 // A carriage return, vertical tab or form feed is a character of a word to bash
                 // and a blank to tree-sitter: the text is read again, where it is respelt.
-                let odd_blank = text.contains(['\r', '\x0b', '\x0c']);
+                // A here-document inside is read from the text too, where its delimiter and body
+                // are checked as at the top level.
+                let odd_blank = text.contains(['\r', '\x0b', '\x0c']) || text.contains("<<");
                 if text.starts_with('`') && (text.contains('\\') || odd_blank) {
                     self.scripts.extend(backtick_scripts(text));
                 } else if odd_blank && let Some(inner) = text.strip_prefix("$(").and_then(|t| t.strip_suffix(')')) {
@@ -1210,7 +1252,8 @@ impl<'s, 't> Walker<'s, 't, '_> {
         }
         match node_kind {
             Kind::Word => {
-                // tree-sitter sometimes makes one token of words a blank separates (`} {`).
+                // tree-sitter sometimes makes one token of words a blank separates (`} {`), or
+                // of a line's end and the next line's word.
                 if has_unescaped_blank(text) {
                     self.out.hazard(Hazard::ParseError);
                 }
@@ -1261,9 +1304,9 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 word.expansion = true;
                 word.push_opaque(text);
                 // A subscript (`${a['$(id)']}`) or offset is arithmetic: bash runs what is
-                // quoted there.
+                // quoted there; tree-sitter also misses a backtick in a pattern (`${a#`id`}`).
                 if has_substitution_text(text) {
-                    self.quoted_substitutions(node);
+                    self.expansion_substitutions(node, text);
                 }
                 self.scan(node);
             }
@@ -1308,8 +1351,14 @@ impl<'s, 't> Walker<'s, 't, '_> {
         self.leave();
     }
 
-    /// Appends a double-quoted string: literal parts decoded, expansions as written.
+    /// Appends a double-quoted string: literal parts decoded, expansions as written. A `$(…)`
+    /// or backtick in its text that tree-sitter did not parse as a substitution is listed from
+    /// the text.
     fn double_quoted(&mut self, node: Node<'t>, word: &mut Word<'s>) {
+        let text = self.text(node);
+        if has_substitution_text(text) {
+            self.expansion_substitutions(node, text);
+        }
         let mut position = node.start_byte();
         for child in kids(node) {
             word.push_double_quoted(self.slice(position, child.start_byte()));
@@ -1371,11 +1420,30 @@ fn backticks_inside(text: &str) -> bool {
     false
 }
 
-/// Whether an unquoted word's text holds a space or tab that no backslash escapes.
+/// Whether `text` holds a control or redirection operator (`|&;()<>` or a newline) outside
+/// quotes and not escaped by a backslash.
+fn has_unquoted_operator(text: &[u8]) -> bool {
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while let Some(&b) = text.get(i) {
+        match (quote, b) {
+            (Some(b'\''), b'\'') | (Some(b'"'), b'"') => quote = None,
+            (Some(b'"') | None, b'\\') => i += 1,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'|' | b'&' | b';' | b'(' | b')' | b'<' | b'>' | b'\n') => return true,
+            (None, _) => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether an unquoted word's text holds a space, tab or newline that no backslash escapes.
 fn has_unescaped_blank(text: &str) -> bool {
     let mut escaped = false;
     for b in text.bytes() {
-        if !escaped && matches!(b, b' ' | b'\t') {
+        if !escaped && matches!(b, b' ' | b'\t' | b'\n') {
             return true;
         }
         escaped = !escaped && b == b'\\';
