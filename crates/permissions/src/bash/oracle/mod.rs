@@ -1,14 +1,16 @@
 //! A differential oracle: each command line runs in real bash inside a sandbox, and what bash
 //! ran and changed is compared with what [`analyze`] lists.
 //!
-//! - [`sandbox`] runs a line in bubblewrap with recording shims, a not-found handler and xtrace,
-//!   and snapshots the files it may change; [`record`] reads what was recorded;
+//! - [`sandbox`] runs a batch of lines in one bubblewrap sandbox with recording shims, a
+//!   not-found handler and xtrace, and compares the files each may change with the fixtures;
+//!   [`driver`] runs inside it, one line after another, each in fresh folders; [`record`]
+//!   reads what was recorded;
 //! - [`compare`] is the property (every execution listed, every write listed, a read-only line
 //!   changes nothing and runs only read-only programs) and its matcher;
 //! - [`generate`] makes lines from a grammar and by mutating known lines; [`minimise`] shrinks a
 //!   diverging line before it is reported;
 //! - `regressions.jsonl` holds lines that diverged once (`{"command": …, "found": …}`); the gate
-//!   test runs them all with a bounded generated run, and fails listing every divergence.
+//!   tests run them all, and a bounded generated run, and fail listing every divergence.
 //!
 //! `cargo xtask fuzz shell --minutes N` runs the long, ignored test ([`oracle_long_run`]).
 
