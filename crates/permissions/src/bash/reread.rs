@@ -141,6 +141,7 @@ fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
                 _ => return Some(Reading::Unsure),
             };
             out.extend_from_slice(&bytes[copied..i]);
+            escape_dollar(&mut out);
             out.extend_from_slice(&[b'\'', bytes[i + width - 1], b'\'']);
             i += width;
             copied = i;
@@ -151,6 +152,16 @@ fn skipped(root: Node<'_>, src: &str) -> Option<Reading> {
     }
     out.extend_from_slice(&bytes[copied..]);
     Some(String::from_utf8(out).map_or(Reading::Unsure, Reading::Rewritten))
+}
+
+/// Escapes a `$` that ends `out` (and no backslash escapes), before a respelling in quotes is
+/// appended: `$'…'` would be an ANSI-C string, where bash read a literal `$`.
+fn escape_dollar(out: &mut Vec<u8>) {
+    let Some((&b'$', before)) = out.split_last() else { return };
+    if before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0 {
+        out.pop();
+        out.extend_from_slice(b"\\$");
+    }
 }
 
 /// The reading of `src` when tree-sitter made one word of a line's end and an escaped

@@ -1505,6 +1505,12 @@ fn escaped_carriage_returns(src: &str) -> String {
         match (quote, c) {
             (None, '\\') if chars.peek() == Some(&'\r') => {
                 chars.next();
+                // A `$` before it stays literal (not `$'…'`).
+                if let Some(before) = out.strip_suffix('$')
+                    && before.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0
+                {
+                    out.insert(before.len(), '\\');
+                }
                 out.push_str("'\r'");
                 continue;
             }

@@ -1967,6 +1967,12 @@ pub(crate) fn shell_options<'a>(word_at: impl Fn(usize) -> Option<(&'a str, bool
             options.next += 1;
             break;
         }
+        // A lone `+` is an empty cluster: bash skips it and reads on (`bash +` reads standard
+        // input, `bash + -c s` runs `s`).
+        if value == "+" {
+            options.next += 1;
+            continue;
+        }
         if value.starts_with("--") {
             options.next += if matches!(value, "--rcfile" | "--init-file") { 2 } else { 1 };
             continue;

@@ -227,7 +227,7 @@ fn explore(commands: &[String], always: &BTreeSet<String>) -> Result<Summary, Sa
             // A line that must be checked (a regression case) is never skipped.
             Err(e) if always.contains(command) => return Err(e),
             Err(e) => {
-                eprintln!("oracle: skipped a line: {e}");
+                eprintln!("oracle: skipped {command:?}: {e}");
                 continue;
             }
         };
@@ -400,8 +400,18 @@ fn oracle_long_run() {
     while Instant::now() < deadline {
         let commands = generate::commands(seed.wrapping_add(batch), 400, &sources);
         batch += 1;
-        for result in check_all(&commands) {
-            let checked = result.unwrap_or_else(|e| panic!("the oracle's sandbox cannot run: {e}"));
+        for (command, result) in commands.iter().zip(check_all(&commands)) {
+            let checked = match result {
+                Ok(checked) => checked,
+                Err(e @ SandboxError::Bwrap(_)) => panic!("the oracle's sandbox cannot run: {e}"),
+                // A line whose records are unreadable (it may have run `ulimit -f 0`) decides
+                // nothing; it counts as undecided.
+                Err(e) => {
+                    undecided += 1;
+                    eprintln!("oracle: could not check {command:?}: {e}");
+                    continue;
+                }
+            };
             match &checked.verdict {
                 Verdict::Undecided => undecided += 1,
                 Verdict::Agrees => {}
