@@ -780,9 +780,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 // text bash parses.
                 // A carriage return, vertical tab or form feed is a character of a word to bash
                 // and a blank to tree-sitter: the text is read again, where it is respelt.
-                // A here-document inside is read from the text too, where its delimiter and body
-                // are checked as at the top level.
-                let odd_blank = text.contains(['\r', '\x0b', '\x0c']) || text.contains("<<");
+                let odd_blank = text.contains(['\r', '\x0b', '\x0c']);
                 if text.starts_with('`') && (text.contains('\\') || odd_blank) {
                     self.scripts.extend(backtick_scripts(text));
                 } else if odd_blank && let Some(inner) = text.strip_prefix("$(").and_then(|t| t.strip_suffix(')')) {
@@ -899,6 +897,13 @@ impl<'s, 't> Walker<'s, 't, '_> {
     /// tree-sitter carried the command past the end of its line, where bash ends it: the
     /// reading is not bash's, so the line is a parse error.
     fn join_adjacent(&mut self, words: Vec<Word<'s>>) -> Vec<Word<'s>> {
+        let split = |pair: &[Word<'s>]| {
+            pair[0].end == pair[1].start
+                || (pair[0].end < pair[1].start && ends_a_line(self.slice(pair[0].end, pair[1].start)))
+        };
+        if !words.windows(2).any(split) {
+            return words;
+        }
         let mut joined: Vec<Word<'s>> = Vec::with_capacity(words.len());
         for word in words {
             match joined.last_mut() {

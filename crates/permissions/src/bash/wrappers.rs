@@ -982,7 +982,7 @@ fn builtin_runs_unseen(program: &str, args: &[Word<'_>]) -> bool {
 /// `printf %d 'a[$(id)]'`, `shift`, `kill -s`, `[ 1 -eq … ]` all ran `id` in bash 5.2): every
 /// builtin of `compgen -b` but those that only print or take paths (`echo`, `:`, `true`,
 /// `false`, `cd`, `pwd`, `type`, `help`) and those whose arguments are analysed as commands
-/// already (`eval`, `source`, `.`, `trap`, `alias`, `exec`, `command`, `builtin`).
+/// already (`eval`, `source`, `.`, `trap`, `alias`, `exec`, `command`, `builtin`). Sorted.
 const EVALUATING_BUILTINS: &[&str] = &[
     "[",
     "bg",
@@ -1384,7 +1384,7 @@ impl<'s> Walker<'s, '_, '_> {
     /// as variable names with a subscript: `read 'a[$(rm x)]'`, `unset`, `printf -v`, `test
     /// -v`, `let` … expand a `$(…)` or backtick inside the subscript however it was quoted.
     fn evaluated_arguments(&mut self, words: &[Word<'s>]) {
-        if !EVALUATING_BUILTINS.contains(&&*words[0].value) {
+        if EVALUATING_BUILTINS.binary_search(&&*words[0].value).is_err() {
             return;
         }
         for word in &words[1..] {
@@ -2024,4 +2024,24 @@ pub(super) fn rm_glob_under_variable(value: &str) -> bool {
     let Some(below) = rest.strip_prefix('/') else { return false };
     let first = below.split('/').next().unwrap_or_default();
     first.is_empty() || first.contains(['*', '?', '['])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EVALUATING_BUILTINS;
+
+    /// The list is sorted (it is searched by bisection), and every name in it is a builtin of
+    /// the bash on this machine, as `compgen -b` lists them.
+    #[test]
+    fn evaluating_builtins_are_sorted_bash_builtins() {
+        assert!(EVALUATING_BUILTINS.windows(2).all(|pair| pair[0] < pair[1]), "not sorted");
+        let run = toolgate_core::process::ProcessSpec::exec("/usr/bin/bash", ["-c", "compgen -b"]).cwd("/");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let outcome = runtime.block_on(run.run(&toolgate_core::CancellationToken::new())).unwrap();
+        let listed = outcome.stdout.text();
+        let builtins: Vec<&str> = listed.lines().collect();
+        for name in EVALUATING_BUILTINS {
+            assert!(builtins.contains(name), "{name} is not a builtin of this bash");
+        }
+    }
 }
