@@ -2,27 +2,19 @@
 //! or streamable HTTP. Every `tools/call` runs through [`Session::run_message_with`], so
 //! hooks and permission apply exactly as for a model's calls.
 
-use std::convert::Infallible;
 use std::fmt;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt as _, Full};
-use hyper::body::{Bytes, Incoming};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitationAction, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{ElicitationMode, Peer, RequestContext, RoleServer};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::task::JoinHandle;
 use toolgate_core::{BoxFuture, ContentBlock, DefinitionFormat};
 use toolgate_permissions::{PromptAnswer, PromptRequest, Prompter};
 use toolgate_pipeline::{Event, EventSink, Session, ToolCall};
@@ -47,7 +39,7 @@ pub enum ServeError {
     #[error("serving MCP on {addr}, which is not a loopback address, needs a bearer token")]
     TokenRequired {
         /// The address asked for.
-        addr: SocketAddr,
+        addr: std::net::SocketAddr,
     },
     /// The service task failed.
     #[error("the MCP service stopped unexpectedly: {0}")]
@@ -257,7 +249,7 @@ impl Prompter for McpPrompter {
 
 /// The MCP server over a session.
 #[derive(Clone)]
-struct PoolServer {
+pub(crate) struct PoolServer {
     session: Session,
     opts: Arc<ServeOptions>,
     tools: Arc<OnceLock<Vec<Tool>>>,
@@ -265,7 +257,7 @@ struct PoolServer {
 }
 
 impl PoolServer {
-    fn new(session: Session, opts: ServeOptions) -> Self {
+    pub(crate) fn new(session: Session, opts: ServeOptions) -> Self {
         Self { session, opts: Arc::new(opts), tools: Arc::new(OnceLock::new()), calls: Arc::new(AtomicU64::new(0)) }
     }
 
@@ -431,162 +423,9 @@ where
     Ok(())
 }
 
-/// A running streamable-HTTP MCP server ([`serve_http`]).
-#[derive(Debug)]
-pub struct HttpServer {
-    local_addr: SocketAddr,
-    cancel: tokio_util::sync::CancellationToken,
-    task: JoinHandle<()>,
-}
-
-impl HttpServer {
-    /// The address it listens on (with the real port when port 0 was asked for).
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
-    }
-
-    /// The endpoint URL, `http://ADDR/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.local_addr)
-    }
-
-    /// Stops accepting connections, ends every session and waits for the accept loop.
-    pub async fn shutdown(self) {
-        self.cancel.cancel();
-        let _ = self.task.await;
-    }
-
-    /// Waits until the server stops (it runs until [`HttpServer::shutdown`] or an error).
-    ///
-    /// # Errors
-    ///
-    /// [`ServeError::Task`] when the accept loop panicked.
-    pub async fn wait(self) -> Result<(), ServeError> {
-        self.task.await.map_err(|e| ServeError::Task(e.to_string()))
-    }
-}
-
-/// The largest request body [`serve_http`] reads: 4 MiB (rmcp's default, stated here so it
-/// cannot change unnoticed); a larger one is refused with `413 Payload Too Large` before it
-/// is buffered. (Over stdio, rmcp drops any line over 16 MiB unread.)
-pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
-
-type HttpResponse = hyper::Response<BoxBody<Bytes, Infallible>>;
-
-fn unauthorized() -> HttpResponse {
-    let body = Full::new(Bytes::from_static(b"{\"error\":\"a valid bearer token is required\"}")).boxed();
-    let mut response = hyper::Response::new(body);
-    *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
-    response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, hyper::header::HeaderValue::from_static("Bearer"));
-    response
-}
-
-/// Compares in time independent of where the first difference is.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-fn authorized(request: &hyper::Request<Incoming>, token: &str) -> bool {
-    request
-        .headers()
-        .get(hyper::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .is_some_and(|given| same_secret(given.trim().as_bytes(), token.as_bytes()))
-}
-
-/// Serves the session's pool over streamable HTTP at `http://ADDR/mcp` (any path is
-/// accepted). A loopback address needs no token; any other address needs
-/// `bearer_token`, and then every request must carry `Authorization: Bearer <token>`
-/// (a loopback server checks a token too when one is given). Returns once listening.
-///
-/// # Errors
-///
-/// [`ServeError::TokenRequired`] for a non-loopback address without a token;
-/// [`ServeError::Io`] when the address cannot be bound.
-pub async fn serve_http(
-    session: Session,
-    addr: SocketAddr,
-    bearer_token: Option<String>,
-    opts: ServeOptions,
-) -> Result<HttpServer, ServeError> {
-    use hyper_util::rt::TokioIo;
-    use hyper_util::service::TowerToHyperService;
-
-    let loopback = addr.ip().is_loopback();
-    if !loopback && bearer_token.as_deref().is_none_or(str::is_empty) {
-        return Err(ServeError::TokenRequired { addr });
-    }
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let local_addr = listener.local_addr()?;
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let mut config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(cancel.child_token())
-        .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES);
-    if !loopback {
-        // The token guards the server; DNS rebinding is a loopback concern.
-        config = config.disable_allowed_hosts();
-    }
-    let handler = PoolServer::new(session, opts);
-    let service =
-        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
-    let token: Option<Arc<str>> = bearer_token.filter(|t| !t.is_empty()).map(Arc::from);
-    let accept_cancel = cancel.clone();
-    let task = tokio::spawn(async move {
-        loop {
-            let stream = tokio::select! {
-                () = accept_cancel.cancelled() => break,
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => stream,
-                    Err(_) => continue,
-                },
-            };
-            let inner = TowerToHyperService::new(service.clone());
-            let token = token.clone();
-            let svc = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                let inner = inner.clone();
-                let token = token.clone();
-                async move {
-                    if let Some(token) = &token
-                        && !authorized(&request, token)
-                    {
-                        return Ok::<_, Infallible>(unauthorized());
-                    }
-                    hyper::service::Service::call(&inner, request).await
-                }
-            });
-            let conn_cancel = accept_cancel.clone();
-            tokio::spawn(async move {
-                let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
-                tokio::pin!(conn);
-                tokio::select! {
-                    _ = conn.as_mut() => {}
-                    () = conn_cancel.cancelled() => conn.as_mut().graceful_shutdown(),
-                }
-            });
-        }
-    });
-    Ok(HttpServer { local_addr, cancel, task })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn secrets_compare_whole() {
-        assert!(same_secret(b"abc", b"abc"));
-        assert!(!same_secret(b"abc", b"abd"));
-        assert!(!same_secret(b"abc", b"abcd"));
-    }
-
-    #[tokio::test]
-    async fn non_loopback_addresses_need_a_token() {
-        let session = Session::builder().cwd("/tmp").build();
-        let addr: SocketAddr = "0.0.0.0:0".parse().unwrap();
-        let err = serve_http(session, addr, None, ServeOptions::new()).await.unwrap_err();
-        assert!(matches!(err, ServeError::TokenRequired { .. }), "{err}");
-    }
 
     #[test]
     fn a_question_no_one_can_answer_names_the_rule() {
