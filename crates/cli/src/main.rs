@@ -473,7 +473,8 @@ async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
         McpAction::Serve { http, token } => {
             let prompter = toolgate_mcp::McpPrompter::new();
             let built = opts.build(Some(prompter.clone()), None).await?;
-            let serve = toolgate_mcp::ServeOptions::new().prompter(prompter);
+            let serve =
+                toolgate_mcp::ServeOptions::new().prompter(prompter).session_services(opts.mcp_session_services());
             let session = built.session.clone();
             let result = match http {
                 Some(addr) => match toolgate_mcp::serve_http(session, addr, token, serve).await {

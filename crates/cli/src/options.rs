@@ -138,14 +138,34 @@ impl SessionOpts {
         Ok((cwd, loaded))
     }
 
+    /// Where the session's task list and plan are kept: `--session-dir`, else a folder for
+    /// this process in the temp dir.
+    pub fn state_dir(&self) -> PathBuf {
+        self.session_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("toolgate").join(format!("session-{}", std::process::id())))
+    }
+
+    /// What each MCP session served over HTTP keeps apart from the others: a task list and
+    /// a plan in `<state dir>/mcp/<MCP session id>`.
+    #[cfg(feature = "mcp")]
+    pub fn mcp_session_services(&self) -> impl Fn(&str, &mut Extensions) + Send + Sync + 'static {
+        let root = self.state_dir().join("mcp");
+        move |id: &str, services: &mut Extensions| {
+            // The id is the server's own (a UUID), but keep it one path component anyway.
+            let name: String =
+                id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+            let dir = root.join(name);
+            services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(&dir)));
+            services.insert(PlanFile::in_session_dir(&dir));
+        }
+    }
+
     /// The host services of the tools: the task store and plan file in the session dir
     /// (without `--session-dir`, a folder for this process in the temp dir), and the
     /// dialog when a person can answer.
     pub fn services(&self, dialog: Option<Arc<dyn UserDialog>>) -> Extensions {
-        let dir = self
-            .session_dir
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("toolgate").join(format!("session-{}", std::process::id())));
+        let dir = self.state_dir();
         let mut services = Extensions::default();
         services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(&dir)));
         services.insert(PlanFile::in_session_dir(&dir));

@@ -539,6 +539,62 @@ impl Session {
         lock(&self.inner.stop).clone()
     }
 
+    /// A session for another agent of the same host: the same pool, permission engine,
+    /// hooks, settings, concurrency bound and message budget, but state of its own, as one
+    /// MCP client's session is apart from another's:
+    ///
+    /// - its own file-state cache (what it read; Edit and Write check against it), empty;
+    /// - its own working directory, roots and permission mode, starting from this
+    ///   session's current ones;
+    /// - its own `AppState` (TodoWrite's list, plan-mode memory, the background shells,
+    ///   whose processes are killed when the last clone of the fork is dropped);
+    /// - its own result folder, `<this session's result folder>/<session_id>`, and
+    ///   statistics;
+    /// - this session's host services, changed by `services` (a host gives each fork its
+    ///   own task store and plan file there).
+    ///
+    /// ```
+    /// use toolgate_pipeline::Session;
+    /// let base = Session::builder().cwd("/repo").build();
+    /// let a = base.fork("a", |_| {});
+    /// assert_eq!(a.cwd(), base.cwd());
+    /// assert!(!std::sync::Arc::ptr_eq(a.file_state(), base.file_state()));
+    /// assert!(std::sync::Arc::ptr_eq(a.pool(), base.pool()));
+    /// ```
+    pub fn fork(&self, session_id: &str, services: impl FnOnce(&mut Extensions)) -> Session {
+        let inner = &self.inner;
+        let state = lock(&inner.state).clone();
+        let file_state = Arc::new(FileStateCache::default());
+        let dir_name: String = session_id
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .collect();
+        let results = Arc::new(ResultStore::new(inner.results.dir().join(dir_name)));
+        let mut template = inner.template.clone();
+        template.session_id = session_id.to_owned();
+        template.file_state = file_state.clone();
+        template.results = results.clone();
+        template.app_state = AppState::default();
+        services(&mut template.extensions);
+        Session {
+            inner: Arc::new(Inner {
+                pool: inner.pool.clone(),
+                engine: inner.engine.clone(),
+                hooks: inner.hooks.clone(),
+                state: Mutex::new(state),
+                file_state,
+                results,
+                template,
+                max_concurrency: inner.max_concurrency,
+                budget: inner.budget,
+                stats: Mutex::new(BTreeMap::new()),
+                stop: Mutex::new(None),
+                diagnostics: inner.diagnostics.clone(),
+                runner: inner.runner.clone(),
+            }),
+        }
+    }
+
     /// A context for a call: the session's current state.
     pub fn context(&self) -> ToolContext {
         let state = lock(&self.inner.state);

@@ -26,13 +26,13 @@ use std::task::{Context, Poll};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::task::JoinHandle;
 use toolgate_pipeline::Session;
 
 use crate::server::{PoolServer, ServeError, ServeOptions};
+use crate::sessions::{ScopedSessions, SessionRegistry};
 
 /// The largest request body [`serve_http`] reads: 4 MiB (rmcp's default, stated here so it
 /// cannot change unnoticed); a larger one is refused with `413 Payload Too Large` before it
@@ -84,6 +84,7 @@ pub struct HttpServer {
     cancel: tokio_util::sync::CancellationToken,
     task: JoinHandle<()>,
     counters: Arc<Counters>,
+    sessions: Arc<SessionRegistry>,
 }
 
 impl HttpServer {
@@ -100,6 +101,11 @@ impl HttpServer {
     /// The counters so far.
     pub fn stats(&self) -> HttpStats {
         self.counters.snapshot()
+    }
+
+    /// How many MCP sessions are open (initialized, not yet deleted or timed out).
+    pub fn open_sessions(&self) -> usize {
+        self.sessions.len()
     }
 
     /// Stops accepting connections, ends every session (cancelling its running calls),
@@ -178,13 +184,15 @@ pub async fn serve_http(
         // The token guards the server; DNS rebinding is a loopback concern.
         config = config.disable_allowed_hosts();
     }
-    let handler = PoolServer::new(session, opts);
-    let service =
-        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
+    let sessions = Arc::new(SessionRegistry::new(session.clone(), opts.session_services.clone()));
+    let handler = PoolServer::per_session(session, sessions.clone(), opts);
+    let manager = Arc::new(ScopedSessions::new(sessions.clone()));
+    let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
     let token: Option<Arc<str>> = bearer_token.filter(|t| !t.is_empty()).map(Arc::from);
     let counters = Arc::new(Counters::default());
     let accept_cancel = cancel.clone();
     let loop_counters = counters.clone();
+    let loop_sessions = sessions.clone();
     let task = tokio::spawn(async move {
         let counters = loop_counters;
         let mut connections = tokio::task::JoinSet::new();
@@ -236,10 +244,12 @@ pub async fn serve_http(
                 let _ = conn.await;
             });
         }
+        // Every session's calls stop (rmcp ends its sessions on the same token).
+        loop_sessions.close_all();
         // Let the open connections finish what they are writing, then drop them.
         let _ = tokio::time::timeout(SHUTDOWN_GRACE, async { while connections.join_next().await.is_some() {} }).await;
     });
-    Ok(HttpServer { local_addr, cancel, task, counters })
+    Ok(HttpServer { local_addr, cancel, task, counters, sessions })
 }
 
 /// The response rmcp produced, made ready for the wire (steps 3 and 4 of the module doc).

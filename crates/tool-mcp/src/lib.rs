@@ -54,6 +54,7 @@ mod manager;
 mod naming;
 mod resources;
 mod server;
+mod sessions;
 mod sse;
 
 pub use adapter::MAX_RESULT_SIZE_CHARS_CAP;
@@ -66,3 +67,4 @@ pub use manager::{
 };
 pub use naming::{McpName, mcp_tool_name, normalize_name_part, parse_mcp_tool_name};
 pub use server::{ELICITATION_TIMEOUT, McpPrompter, ServeError, ServeOptions, serve_io, serve_stdio};
+pub use sessions::SessionServices;

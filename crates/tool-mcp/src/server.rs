@@ -20,6 +20,7 @@ use toolgate_permissions::{PromptAnswer, PromptRequest, Prompter};
 use toolgate_pipeline::{Event, EventSink, Session, ToolCall};
 
 use crate::convert::unwrap_tool_use_error;
+use crate::sessions::{SessionRegistry, SessionServices};
 
 /// How long a permission question put to the MCP client may stay unanswered before the
 /// call is denied: 10 minutes.
@@ -65,6 +66,10 @@ pub struct ServeOptions {
     /// The prompter the session's permission engine asks, if it is an [`McpPrompter`]:
     /// the server tells it which client is calling.
     pub prompter: Option<Arc<McpPrompter>>,
+    /// Over HTTP, each MCP session runs its calls in a [`Session::fork`] of the served
+    /// session; this gives the fork its own host services (a task store and a plan file),
+    /// given the MCP session's id. Without it, forks keep the served session's services.
+    pub session_services: Option<SessionServices>,
 }
 
 impl fmt::Debug for ServeOptions {
@@ -73,6 +78,7 @@ impl fmt::Debug for ServeOptions {
             .field("name", &self.name)
             .field("version", &self.version)
             .field("prompter", &self.prompter.is_some())
+            .field("session_services", &self.session_services.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -91,6 +97,7 @@ impl ServeOptions {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
             prompter: None,
+            session_services: None,
         }
     }
 
@@ -98,6 +105,17 @@ impl ServeOptions {
     #[must_use]
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
+        self
+    }
+
+    /// Gives each MCP session over HTTP its own host services (see
+    /// [`ServeOptions::session_services`]).
+    #[must_use]
+    pub fn session_services(
+        mut self,
+        services: impl Fn(&str, &mut toolgate_core::Extensions) + Send + Sync + 'static,
+    ) -> Self {
+        self.session_services = Some(Arc::new(services));
         self
     }
 
@@ -251,14 +269,29 @@ impl Prompter for McpPrompter {
 #[derive(Clone)]
 pub(crate) struct PoolServer {
     session: Session,
+    /// With it, each MCP session runs its calls in a fork of `session` of its own (HTTP);
+    /// without, every call runs in `session` (one client over stdio).
+    sessions: Option<Arc<SessionRegistry>>,
     opts: Arc<ServeOptions>,
     tools: Arc<OnceLock<Vec<Tool>>>,
     calls: Arc<AtomicU64>,
 }
 
 impl PoolServer {
+    /// A server whose calls all run in `session`.
     pub(crate) fn new(session: Session, opts: ServeOptions) -> Self {
-        Self { session, opts: Arc::new(opts), tools: Arc::new(OnceLock::new()), calls: Arc::new(AtomicU64::new(0)) }
+        Self {
+            session,
+            sessions: None,
+            opts: Arc::new(opts),
+            tools: Arc::new(OnceLock::new()),
+            calls: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// A server whose calls run in the fork of their MCP session, kept in `sessions`.
+    pub(crate) fn per_session(session: Session, sessions: Arc<SessionRegistry>, opts: ServeOptions) -> Self {
+        Self { sessions: Some(sessions), ..Self::new(session, opts) }
     }
 
     /// The pool's MCP definitions, with the annotations asked of each tool with a probe
@@ -345,7 +378,23 @@ impl ServerHandler for PoolServer {
         } else {
             None
         };
-        let results = self.session.run_message_with(vec![call], context.ct.clone(), events).await;
+        let (session, cancel) = match &self.sessions {
+            Some(sessions) => {
+                let scoped = sessions.scope_of(&context);
+                (scoped.session, scoped.cancel.child_token())
+            }
+            None => (self.session.clone(), tokio_util::sync::CancellationToken::new()),
+        };
+        // Cancelled when the client cancels the request or its session ends.
+        let run = session.run_message_with(vec![call], cancel.clone(), events);
+        tokio::pin!(run);
+        let results = tokio::select! {
+            results = &mut run => results,
+            () = context.ct.cancelled() => {
+                cancel.cancel();
+                run.await
+            }
+        };
         if let Some(p) = &prompter {
             p.end(&key);
         }

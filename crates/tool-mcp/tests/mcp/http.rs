@@ -2,10 +2,12 @@
 //! how sessions end, and what each session keeps to itself.
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolgate_core::PermissionMode;
+use toolgate_builtin::{FileTaskStore, TaskStore};
+use toolgate_core::{Extensions, PermissionMode};
 use toolgate_mcp::{HttpServer, ServeOptions, serve_http};
 use toolgate_pipeline::Session;
 
@@ -104,6 +106,7 @@ fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
     std::fs::write(dir.path().join("b.txt"), "beta\n").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
     for i in 0..20 {
         std::fs::write(dir.path().join(format!("f{i}.txt")), format!("file {i}\n")).unwrap();
     }
@@ -146,4 +149,105 @@ async fn each_response_is_one_write_on_a_nodelay_socket() {
     // initialize, initialized, 21 calls, DELETE.
     assert_eq!(stats.responses, 24, "{stats:?}");
     assert_eq!(stats.writes, stats.responses, "{stats:?}");
+}
+
+/// What the HTTP server's forks get: a task store of their own under `root/<session id>`.
+async fn serve_with_task_stores(dir: &Path, root: PathBuf) -> HttpServer {
+    let mut services = Extensions::default();
+    services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(root.join("base"))));
+    let tools = toolgate_builtin::with_planning_services(toolgate_builtin::all_builtin_tools(), &services);
+    let session = Session::builder()
+        .cwd(dir)
+        .builtin_tools(tools)
+        .extensions(services)
+        .mode(PermissionMode::BypassPermissions)
+        .build();
+    let opts = ServeOptions::new().session_services(move |id, ext| {
+        ext.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(root.join(id))));
+    });
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    serve_http(session, addr, None, opts).await.unwrap()
+}
+
+/// Whether process `pid` runs (exists and is not a zombie).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// Polls `condition` for up to 20 s (what a test can wait for without a signal to wait on).
+async fn eventually(condition: impl Fn() -> bool) -> bool {
+    for _ in 0..400 {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    condition()
+}
+
+/// Regression: HTTP sessions shared one session state. Session B got "File unchanged
+/// since your last Read" for a file only session A read, and B could Edit a file only A
+/// read; the cwd, the task list and background shells were shared too. Two real clients at
+/// once, each its own state; DELETE ends one session (204), kills its background shell and
+/// leaves the other working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_http_sessions_keep_their_state_apart() {
+    let dir = project();
+    let stores = tempfile::tempdir().unwrap();
+    let server = serve_with_task_stores(dir.path(), stores.path().to_owned()).await;
+    let url = server.url();
+    let (mut a, mut b) = tokio::join!(RawSession::open(&url), RawSession::open(&url));
+    assert_eq!(server.open_sessions(), 2);
+    let a_txt = dir.path().join("a.txt").to_string_lossy().into_owned();
+    let b_txt = dir.path().join("b.txt").to_string_lossy().into_owned();
+
+    // Read-before-write is per session.
+    let (text, is_error) = a.call("Read", json!({"file_path": a_txt})).await;
+    assert!(!is_error && text.contains("alpha"), "{text}");
+    let edit = json!({"file_path": a_txt, "old_string": "alpha", "new_string": "ALPHA"});
+    let (text, is_error) = b.call("Edit", edit.clone()).await;
+    assert!(is_error && text.contains("read"), "B edited a file only A read: {text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "alpha\n");
+    let (text, is_error) = a.call("Edit", edit).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "ALPHA\n");
+    // A Read in one session does not make the other's "unchanged".
+    let (text, _) = b.call("Read", json!({"file_path": b_txt})).await;
+    assert!(text.contains("beta"), "{text}");
+    let (text, _) = a.call("Read", json!({"file_path": b_txt})).await;
+    assert!(text.contains("beta") && !text.contains("unchanged"), "{text}");
+
+    // The cwd is per session.
+    let (text, is_error) = a.call("Bash", json!({"command": "cd sub"})).await;
+    assert!(!is_error, "{text}");
+    let (a_pwd, _) = a.call("Bash", json!({"command": "pwd"})).await;
+    let (b_pwd, _) = b.call("Bash", json!({"command": "pwd"})).await;
+    assert!(a_pwd.trim_end().ends_with("/sub"), "{a_pwd}");
+    assert!(!b_pwd.contains("/sub"), "A's cd moved B: {b_pwd}");
+
+    // So is the task list.
+    let (text, is_error) = a.call("TaskCreate", json!({"subject": "Ship it", "description": "A's task"})).await;
+    assert!(!is_error, "{text}");
+    let (text, _) = b.call("TaskList", json!({})).await;
+    assert!(text.contains("No tasks yet"), "B sees A's tasks: {text}");
+    let (text, _) = a.call("TaskList", json!({})).await;
+    assert!(text.contains("Ship it"), "{text}");
+
+    // So are background shells, and ending B's session kills B's.
+    let pid_file = dir.path().join("b.pid");
+    let command = format!("echo $$ > {}; exec sleep 300", pid_file.display());
+    let (text, is_error) = b.call("Bash", json!({"command": command, "run_in_background": true})).await;
+    assert!(!is_error, "{text}");
+    assert!(eventually(|| std::fs::read_to_string(&pid_file).is_ok_and(|t| t.trim().parse::<u32>().is_ok())).await);
+    let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    assert!(running(pid));
+    let (text, _) = a.call("TaskOutput", json!({"task_id": "bash_1", "block": false})).await;
+    assert!(!text.contains("sleep 300"), "A sees B's shell: {text}");
+    assert_eq!(b.delete().await, reqwest::StatusCode::NO_CONTENT);
+    assert_eq!(server.open_sessions(), 1);
+    assert!(eventually(|| !running(pid)).await, "B's background shell {pid} survived its session");
+    let (text, is_error) = a.call("Read", json!({"file_path": a_txt})).await;
+    assert!(!is_error && text.contains("ALPHA"), "{text}");
+    server.shutdown().await;
 }

@@ -142,6 +142,11 @@ async fn toolgate_serves_read_and_edit_to_its_own_client_with_rules_hooks_and_pr
         StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(TOKEN),
     );
     let plain = approver.clone().serve(transport).await.unwrap();
+    // Its own session: it reads the file before editing it (the other client's Read is
+    // not its own).
+    let read = json!({"file_path": notes}).as_object().cloned().unwrap();
+    let result = plain.call_tool(CallToolRequestParams::new("Read").with_arguments(read)).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
     let args = edit.as_object().cloned().unwrap();
     let result = plain.call_tool(CallToolRequestParams::new("Edit").with_arguments(args)).await.unwrap();
     let out = serde_json::to_value(&result).unwrap();
