@@ -614,6 +614,17 @@ fn route_progress(routes: &Mutex<ProgressRoutes>, params: &ProgressNotificationP
     }
 }
 
+/// What toolgate says about itself in `initialize`. The protocol version is the newest
+/// that still has `initialize` (rmcp's `ProtocolVersion::LATEST`, 2026-07-28, has none: a
+/// server of that revision answers with an error, and older servers negotiate down).
+fn client_info(opts: &ConnectOptions) -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(opts.client_name.clone(), opts.client_version.clone()),
+    )
+    .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
+}
+
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
@@ -699,10 +710,7 @@ impl Server {
     async fn connect(&self) -> Result<Arc<Connection>, String> {
         let handler = Handler {
             server: self.me.clone(),
-            info: ClientConfig::new(
-                ClientCapabilities::default(),
-                Implementation::new(self.opts.client_name.clone(), self.opts.client_version.clone()),
-            ),
+            info: client_info(&self.opts),
             routes: Arc::new(Mutex::new(ProgressRoutes::default())),
         };
         let limit = self.opts.startup_timeout;

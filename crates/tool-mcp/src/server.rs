@@ -15,6 +15,7 @@ use rmcp::service::{ElicitationMode, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::task::JoinHandle;
 use toolgate_core::{BoxFuture, ContentBlock, DefinitionFormat};
 use toolgate_permissions::{PromptAnswer, PromptRequest, Prompter};
 use toolgate_pipeline::{Event, EventSink, Session, ToolCall};
@@ -306,7 +307,8 @@ impl PoolServer {
                     def["annotations"] = json!({
                         "title": tool.user_facing_name(None),
                         "readOnlyHint": tool.is_read_only(&probe),
-                        "destructiveHint": tool.is_destructive(&probe),
+                        "destructiveHint": tool.is_destructive(&probe)
+                            || OVERWRITING_TOOLS.binary_search(&tool.name()).is_ok(),
                     });
                     serde_json::from_value::<Tool>(def).ok()
                 })
@@ -315,7 +317,125 @@ impl PoolServer {
     }
 }
 
+/// How long a finished call waits for its progress notifications to be sent: 5 seconds.
+const PROGRESS_FLUSH: Duration = Duration::from_secs(5);
+
+/// Sends a call's progress to the client as `notifications/progress`, in order, with a
+/// value that always increases: the tool's own `progress` number when it is above the
+/// last one sent, else the last one plus one (a per-call counter for tools that give no
+/// number). The message is kept; `total` only while the value has not passed it.
+struct ProgressForwarder {
+    tx: tokio::sync::mpsc::UnboundedSender<toolgate_core::Progress>,
+    done: tokio_util::sync::CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    fn start(token: rmcp::model::ProgressToken, peer: Peer<RoleServer>) -> Self {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<toolgate_core::Progress>();
+        let done = tokio_util::sync::CancellationToken::new();
+        let stop = done.clone();
+        let task = tokio::spawn(async move {
+            let mut last = 0.0_f64;
+            loop {
+                let progress = tokio::select! {
+                    biased;
+                    progress = rx.recv() => match progress {
+                        Some(progress) => progress,
+                        None => break,
+                    },
+                    () = stop.cancelled() => match rx.try_recv() {
+                        Ok(progress) => progress,
+                        Err(_) => break,
+                    },
+                };
+                let number = |key: &str| progress.data.as_ref().and_then(|d| d.get(key)).and_then(Value::as_f64);
+                let value = number("progress").filter(|v| v.is_finite() && *v > last).unwrap_or(last + 1.0);
+                last = value;
+                let total = number("total").filter(|t| t.is_finite() && *t >= value);
+                let message = Some(progress.message).filter(|m| !m.is_empty());
+                let param = json!({"progressToken": token, "progress": value, "total": total, "message": message});
+                if let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param)
+                    && peer.notify_progress(param).await.is_err()
+                {
+                    break;
+                }
+            }
+        });
+        Self { tx, done, task }
+    }
+
+    /// What the call's event sink calls for each progress report.
+    fn reporter(&self) -> impl Fn(toolgate_core::Progress) + Send + Sync + 'static {
+        let tx = self.tx.clone();
+        move |progress| {
+            let _ = tx.send(progress);
+        }
+    }
+
+    /// Sends what is queued (for at most [`PROGRESS_FLUSH`]) and stops; later reports (a
+    /// background task's) are dropped.
+    async fn finish(self) {
+        self.done.cancel();
+        drop(self.tx);
+        let mut task = self.task;
+        if tokio::time::timeout(PROGRESS_FLUSH, &mut task).await.is_err() {
+            task.abort();
+        }
+    }
+}
+
+/// Built-in tools that may overwrite or delete what exists (a file's content, anything a
+/// command touches), whatever the probe input used for the annotations says: they are
+/// announced `destructiveHint: true` (MCP's "may perform destructive updates").
+const OVERWRITING_TOOLS: &[&str] =
+    &["ApplyPatch", "Bash", "Edit", "ExitWorktree", "MultiEdit", "NotebookEdit", "PowerShell", "Write"];
+
+/// The requests a client may send a server under the MCP specification (2025-11-25), with
+/// what each requires of its params. rmcp hands a request whose params do not parse to
+/// `on_custom_request`; for these methods that means invalid params (-32602), not an
+/// unknown method (-32601).
+const CLIENT_REQUESTS: &[(&str, &str)] = &[
+    ("completion/complete", "`ref` and `argument`"),
+    ("initialize", "`protocolVersion`, `capabilities` and `clientInfo`"),
+    ("logging/setLevel", "`level`"),
+    ("ping", "no params or an object"),
+    ("prompts/get", "a string `name`"),
+    ("prompts/list", "an optional string `cursor`"),
+    ("resources/list", "an optional string `cursor`"),
+    ("resources/read", "a string `uri`"),
+    ("resources/subscribe", "a string `uri`"),
+    ("resources/templates/list", "an optional string `cursor`"),
+    ("resources/unsubscribe", "a string `uri`"),
+    ("tasks/cancel", "a string `taskId`"),
+    ("tasks/get", "a string `taskId`"),
+    ("tasks/list", "an optional string `cursor`"),
+    ("tasks/result", "a string `taskId`"),
+    ("tools/call", "a string `name` and an optional object `arguments`"),
+    ("tools/list", "an optional string `cursor`"),
+];
+
+/// The error for a request rmcp could not parse: -32602 naming what the params need for a
+/// method MCP defines, else -32601.
+fn unparsed_request(method: &str) -> ErrorData {
+    match CLIENT_REQUESTS.binary_search_by_key(&method, |(m, _)| m) {
+        Ok(at) => {
+            let needs = CLIENT_REQUESTS[at].1;
+            ErrorData::invalid_params(format!("invalid params for {method}: it needs {needs}"), None)
+        }
+        Err(_) => ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, format!("unknown method {method}"), None),
+    }
+}
+
 impl ServerHandler for PoolServer {
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(unparsed_request(&request.method))
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = rmcp::model::Implementation::new(self.opts.name.clone(), self.opts.version.clone());
@@ -345,9 +465,10 @@ impl ServerHandler for PoolServer {
             p.begin(&key, &request.name, &context.peer);
         }
         let progress_token = context.meta.get_progress_token();
-        let events: Option<EventSink> = if prompter.is_some() || progress_token.is_some() {
-            let peer = context.peer.clone();
+        let progress = progress_token.map(|token| ProgressForwarder::start(token, context.peer.clone()));
+        let events: Option<EventSink> = if prompter.is_some() || progress.is_some() {
             let prompter = prompter.clone();
+            let reports = progress.as_ref().map(ProgressForwarder::reporter);
             let sink: EventSink = Arc::new(move |event| match event {
                 Event::CallStarted { tool_use_id, summary, .. } => {
                     if let Some(p) = &prompter {
@@ -355,21 +476,8 @@ impl ServerHandler for PoolServer {
                     }
                 }
                 Event::Progress(progress) => {
-                    if let Some(token) = &progress_token {
-                        let total = progress.data.as_ref().and_then(|d| d.get("total")).and_then(Value::as_f64);
-                        let value = progress.data.as_ref().and_then(|d| d.get("progress")).and_then(Value::as_f64);
-                        let param = json!({
-                            "progressToken": token,
-                            "progress": value.unwrap_or(0.0),
-                            "total": total,
-                            "message": progress.message,
-                        });
-                        if let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param) {
-                            let peer = peer.clone();
-                            tokio::spawn(async move {
-                                let _ = peer.notify_progress(param).await;
-                            });
-                        }
+                    if let Some(report) = &reports {
+                        report(progress);
                     }
                 }
                 _ => {}
@@ -397,6 +505,10 @@ impl ServerHandler for PoolServer {
         };
         if let Some(p) = &prompter {
             p.end(&key);
+        }
+        // Every progress notification goes out before the result.
+        if let Some(progress) = progress {
+            progress.finish().await;
         }
         let Some(result) = results.into_iter().next() else {
             return Err(ErrorData::internal_error("the pipeline returned no result", None));
@@ -475,6 +587,14 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_client_requests_are_sorted_and_unique() {
+        assert!(CLIENT_REQUESTS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(OVERWRITING_TOOLS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(unparsed_request("tools/call").code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert_eq!(unparsed_request("tools/callx").code, rmcp::model::ErrorCode::METHOD_NOT_FOUND);
+    }
 
     #[test]
     fn a_question_no_one_can_answer_names_the_rule() {

@@ -41,12 +41,25 @@ impl RawSession {
 
     /// Sends a request and returns the answer.
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let (id, body) = self.send(method, params).await;
+        answer(&body, id)
+    }
+
+    /// Sends a request and returns every message of the response, the answer last.
+    pub async fn request_all(&mut self, method: &str, params: Value) -> Vec<Value> {
+        let (id, body) = self.send(method, params).await;
+        let all = messages(&body);
+        assert_eq!(all.last().map(|m| &m["id"]), Some(&json!(id)), "{body}");
+        all
+    }
+
+    async fn send(&mut self, method: &str, params: Value) -> (u64, String) {
         self.next += 1;
         let id = self.next;
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let response = post(&self.http, &self.url, Some(&self.id), &message).await;
         assert!(response.status().is_success(), "{}", response.status());
-        answer(&response.text().await.unwrap(), id)
+        (id, response.text().await.unwrap())
     }
 
     /// Calls a tool; returns its text and whether it is an error.
@@ -86,9 +99,9 @@ async fn post(http: &reqwest::Client, url: &str, session: Option<&str>, message:
     request.send().await.unwrap()
 }
 
-/// The JSON-RPC answer with `id` in an event-stream (or JSON) body.
-fn answer(body: &str, id: u64) -> Value {
-    let messages: Vec<Value> = if body.trim_start().starts_with('{') {
+/// The JSON-RPC messages of an event-stream (or JSON) body.
+fn messages(body: &str) -> Vec<Value> {
+    if body.trim_start().starts_with('{') {
         vec![serde_json::from_str(body).unwrap()]
     } else {
         body.lines()
@@ -97,8 +110,12 @@ fn answer(body: &str, id: u64) -> Value {
             .filter(|data| !data.is_empty())
             .map(|data| serde_json::from_str(data).unwrap())
             .collect()
-    };
-    messages.into_iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("no answer {id} in {body:?}"))
+    }
+}
+
+/// The JSON-RPC answer with `id` in an event-stream (or JSON) body.
+fn answer(body: &str, id: u64) -> Value {
+    messages(body).into_iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("no answer {id} in {body:?}"))
 }
 
 /// A project with `a.txt`, `b.txt` and `f0.txt` to `f19.txt`.
@@ -249,5 +266,104 @@ async fn two_http_sessions_keep_their_state_apart() {
     assert!(eventually(|| !running(pid)).await, "B's background shell {pid} survived its session");
     let (text, is_error) = a.call("Read", json!({"file_path": a_txt})).await;
     assert!(!is_error && text.contains("ALPHA"), "{text}");
+    server.shutdown().await;
+}
+
+/// Regression: as a client, toolgate offered `protocolVersion: "2026-07-28"` in
+/// `initialize`, a revision without `initialize` (rmcp's `LATEST` where
+/// `LATEST_WITH_INITIALIZE` was meant). A raw HTTP listener records what it is offered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_offers_the_newest_version_that_has_initialize() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let offered = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let mut stream = tokio::io::BufReader::new(stream);
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            stream.read_line(&mut line).await.unwrap();
+            if line.trim_end().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        stream.read_exact(&mut body).await.unwrap();
+        let refusal = "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+        stream.get_mut().write_all(refusal.as_bytes()).await.unwrap();
+        serde_json::from_slice::<Value>(&body).unwrap()
+    });
+    let config = toolgate_mcp::McpServerConfig::http("raw", &url);
+    let manager = toolgate_mcp::McpManager::connect_all(vec![config], crate::support::options()).await;
+    let offered = offered.await.unwrap();
+    assert_eq!(offered["method"], "initialize", "{offered}");
+    assert_eq!(offered["params"]["protocolVersion"], "2025-11-25", "{offered}");
+    manager.shutdown().await;
+}
+
+/// Regression: `tools/call` without a `name` was answered -32601 (method not found); its
+/// params are what is wrong, -32602. An unknown method stays -32601.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_call_without_a_name_is_invalid_params() {
+    let dir = project();
+    let server = serve(dir.path()).await;
+    let mut client = RawSession::open(&server.url()).await;
+    let answer = client.request("tools/call", json!({"arguments": {}})).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("name"), "{answer}");
+    let answer = client.request("tools/call", json!({"name": 5})).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let answer = client.request("tools/frobnicate", json!({})).await;
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    server.shutdown().await;
+}
+
+/// Regression: progress notifications always said `progress: 0`. A tool that reports
+/// progress without numbers, then with a number, then with one that goes back: the values
+/// sent always increase, in order, before the result, and the messages are kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_values_increase_and_keep_their_messages() {
+    let ticker = toolgate_core::ToolBuilder::new("Tick")
+        .schema(json!({"type": "object", "properties": {}}))
+        .read_only(true)
+        .call(|_, ctx| async move {
+            ctx.report_progress("one", None);
+            ctx.report_progress("two", None);
+            ctx.report_progress("ten of twenty", Some(json!({"progress": 10, "total": 20})));
+            ctx.report_progress("went back", Some(json!({"progress": 3, "total": 5})));
+            Ok(toolgate_core::ToolOutput::text("ticked"))
+        })
+        .build();
+    let dir = project();
+    let session =
+        Session::builder().cwd(dir.path()).builtin_tools([ticker]).mode(PermissionMode::BypassPermissions).build();
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let server = serve_http(session, addr, None, ServeOptions::new()).await.unwrap();
+    let mut client = RawSession::open(&server.url()).await;
+    let params = json!({"name": "Tick", "arguments": {}, "_meta": {"progressToken": "p1"}});
+    let all = client.request_all("tools/call", params).await;
+    let progress: Vec<(f64, Value, String)> = all
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| {
+            assert_eq!(m["params"]["progressToken"], "p1", "{m}");
+            let p = &m["params"];
+            (p["progress"].as_f64().unwrap(), p["total"].clone(), p["message"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect();
+    let expected = vec![
+        (1.0, Value::Null, "one".to_owned()),
+        (2.0, Value::Null, "two".to_owned()),
+        (10.0, json!(20.0), "ten of twenty".to_owned()),
+        (11.0, Value::Null, "went back".to_owned()),
+    ];
+    assert_eq!(progress, expected, "{all:?}");
+    assert_eq!(all.last().unwrap()["result"]["content"][0]["text"], "ticked");
     server.shutdown().await;
 }

@@ -188,6 +188,12 @@ async fn serving_over_a_socket_pair_lists_annotated_tools_and_runs_calls() {
     let read_def = tools.iter().find(|t| t.name == "Read").expect("Read is served");
     let annotations = read_def.annotations.as_ref().unwrap();
     assert_eq!(annotations.read_only_hint, Some(true));
+    // Regression: Bash, Write and Edit were announced `destructiveHint: false`.
+    for name in ["Bash", "Write", "Edit", "MultiEdit", "ApplyPatch", "NotebookEdit"] {
+        let def = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} is served"));
+        let annotations = def.annotations.as_ref().unwrap();
+        assert_eq!((annotations.read_only_hint, annotations.destructive_hint), (Some(false), Some(true)), "{name}");
+    }
     let notes = dir.path().join("notes.txt").to_string_lossy().into_owned();
     let args = json!({"file_path": notes}).as_object().cloned().unwrap();
     let result = client.call_tool(CallToolRequestParams::new("Read").with_arguments(args)).await.unwrap();
