@@ -176,7 +176,8 @@ pub async fn serve_http(
     }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
-    let cancel = tokio_util::sync::CancellationToken::new();
+    // Cancelled by `HttpServer::shutdown` or the host's `ServeOptions::shutdown`.
+    let cancel = opts.stop_token();
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel.child_token())
         .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES);

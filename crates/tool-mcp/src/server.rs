@@ -71,6 +71,10 @@ pub struct ServeOptions {
     /// session; this gives the fork its own host services (a task store and a plan file),
     /// given the MCP session's id. Without it, forks keep the served session's services.
     pub session_services: Option<SessionServices>,
+    /// When cancelled, serving stops: no new connection or request is taken, every running
+    /// call is cancelled (its processes killed), and [`serve_io`], [`serve_stdio`] and
+    /// [`crate::HttpServer::wait`] return. A host cancels it on `SIGTERM` or `SIGINT`.
+    pub shutdown: Option<toolgate_core::CancellationToken>,
 }
 
 impl fmt::Debug for ServeOptions {
@@ -80,6 +84,7 @@ impl fmt::Debug for ServeOptions {
             .field("version", &self.version)
             .field("prompter", &self.prompter.is_some())
             .field("session_services", &self.session_services.is_some())
+            .field("shutdown", &self.shutdown)
             .finish_non_exhaustive()
     }
 }
@@ -99,7 +104,23 @@ impl ServeOptions {
             instructions: None,
             prompter: None,
             session_services: None,
+            shutdown: None,
         }
+    }
+
+    /// Stops serving when `token` is cancelled (see [`ServeOptions::shutdown`]).
+    #[must_use]
+    pub fn shutdown(mut self, token: toolgate_core::CancellationToken) -> Self {
+        self.shutdown = Some(token);
+        self
+    }
+
+    /// A token for a call or a connection: a child of [`ServeOptions::shutdown`] when one
+    /// is set.
+    pub(crate) fn stop_token(&self) -> toolgate_core::CancellationToken {
+        self.shutdown
+            .as_ref()
+            .map_or_else(toolgate_core::CancellationToken::new, toolgate_core::CancellationToken::child_token)
     }
 
     /// Sets the instructions.
@@ -491,7 +512,7 @@ impl ServerHandler for PoolServer {
                 let scoped = sessions.scope_of(&context);
                 (scoped.session, scoped.cancel.child_token())
             }
-            None => (self.session.clone(), tokio_util::sync::CancellationToken::new()),
+            None => (self.session.clone(), self.opts.stop_token()),
         };
         // Cancelled when the client cancels the request or its session ends.
         let run = session.run_message_with(vec![call], cancel.clone(), events);
@@ -578,8 +599,15 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let running =
-        PoolServer::new(session, opts).serve((read, write)).await.map_err(|e| ServeError::Initialize(e.to_string()))?;
+    let stop = opts.stop_token();
+    let server = PoolServer::new(session, opts);
+    let running = tokio::select! {
+        running = server.serve_with_ct((read, write), stop.child_token()) => {
+            running.map_err(|e| ServeError::Initialize(e.to_string()))?
+        }
+        // Stopped before the client initialized.
+        () = stop.cancelled() => return Ok(()),
+    };
     running.waiting().await.map_err(|e| ServeError::Task(e.to_string()))?;
     Ok(())
 }
