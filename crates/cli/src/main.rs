@@ -209,7 +209,7 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Run { file, format, jsonl } => run_messages(&opts, &file, format, jsonl).await,
         Command::Call { tool, input, json } => {
             let input = parse_input(&input)?;
-            let built = opts.session(true).await?;
+            let built = opts.session_for_call(true, &tool).await?;
             let calls = vec![ToolCall::new("toolu_cli", tool, input)];
             // Keep the structured output (an edit's patch) to show a diff.
             let patch: std::sync::Arc<std::sync::Mutex<Option<Value>>> = std::sync::Arc::default();

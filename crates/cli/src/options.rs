@@ -229,6 +229,16 @@ impl SessionOpts {
         prompter: Option<Arc<dyn Prompter>>,
         dialog: Option<Arc<dyn UserDialog>>,
     ) -> anyhow::Result<Built> {
+        self.build_with(prompter, dialog, true).await
+    }
+
+    /// [`Self::build`], starting the configured MCP servers only when `start_mcp`.
+    pub async fn build_with(
+        &self,
+        prompter: Option<Arc<dyn Prompter>>,
+        dialog: Option<Arc<dyn UserDialog>>,
+        start_mcp: bool,
+    ) -> anyhow::Result<Built> {
         let (cwd, loaded) = self.load_settings()?;
         let mut services = self.services(dialog);
         // Config reads and writes the same files the session was built from.
@@ -254,7 +264,9 @@ impl SessionOpts {
         let mut builtin = self.builtin_tools(&cwd, &services)?;
         let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
         #[cfg(feature = "mcp")]
-        let mcp = self.mcp(&cwd).await;
+        let mcp = if start_mcp { self.mcp(&cwd).await } else { None };
+        #[cfg(not(feature = "mcp"))]
+        let _ = start_mcp;
         #[cfg(feature = "mcp")]
         if let Some(manager) = &mcp {
             builtin.extend(manager.resource_tools());
@@ -292,8 +304,43 @@ impl SessionOpts {
     /// [`Self::build`] with the terminal prompter and dialog when `prompt` and a terminal
     /// is there.
     pub async fn session(&self, prompt: bool) -> anyhow::Result<Built> {
+        self.session_with(prompt, true).await
+    }
+
+    /// [`Self::session`] for a call of `tool` alone: a built-in tool that does not reach
+    /// MCP servers (anything but ToolSearch and the MCP resource tools) starts none of
+    /// them, so a slow or broken server cannot hold it up.
+    pub async fn session_for_call(&self, prompt: bool, tool: &str) -> anyhow::Result<Built> {
+        self.session_with(prompt, !is_plain_builtin(tool)).await
+    }
+
+    async fn session_with(&self, prompt: bool, start_mcp: bool) -> anyhow::Result<Built> {
         let prompter = if prompt { TerminalPrompter::open().map(|p| Arc::new(p) as Arc<dyn Prompter>) } else { None };
         let dialog = if prompt { TerminalDialog::open().map(|d| Arc::new(d) as Arc<dyn UserDialog>) } else { None };
-        self.build(prompter, dialog).await
+        self.build_with(prompter, dialog, start_mcp).await
+    }
+}
+
+/// Built-in tools that reach the MCP servers: they need them started.
+const MCP_REACHING_TOOLS: &[&str] = &["ListMcpResourcesTool", "ReadMcpResourceTool", "ToolSearch"];
+
+/// Whether `name` (or its alias or legacy name) is a built-in tool that needs no MCP server.
+fn is_plain_builtin(name: &str) -> bool {
+    let name = toolgate_core::canonical_tool_name(name);
+    !MCP_REACHING_TOOLS.contains(&name)
+        && toolgate_builtin::all_builtin_tools().iter().any(|t| t.name() == name || t.aliases().contains(&name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_calls_need_no_mcp_server() {
+        assert!(is_plain_builtin("Read") && is_plain_builtin("Bash") && is_plain_builtin("KillShell"));
+        for name in ["ToolSearch", "MCPSearch", "ListMcpResourcesTool", "ReadMcpResourceTool", "mcp__fs__read", "Nope"]
+        {
+            assert!(!is_plain_builtin(name), "{name}");
+        }
     }
 }
