@@ -261,9 +261,23 @@ async fn two_http_sessions_keep_their_state_apart() {
     assert!(running(pid));
     let (text, _) = a.call("TaskOutput", json!({"task_id": "bash_1", "block": false})).await;
     assert!(!text.contains("sleep 300"), "A sees B's shell: {text}");
+    // And a call B is running when its session ends is cancelled.
+    let running_file = dir.path().join("running.pid");
+    let command = format!("echo $$ > {}; exec sleep 300", running_file.display());
+    let b_call = {
+        let (http, url, id) = (b.http.clone(), b.url.clone(), b.id.clone());
+        let message = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+            "params": {"name": "Bash", "arguments": {"command": command}}});
+        tokio::spawn(async move { post(&http, &url, Some(&id), &message).await.text().await })
+    };
+    assert!(eventually(|| std::fs::read_to_string(&running_file).is_ok_and(|t| t.trim().parse::<u32>().is_ok())).await);
+    let running_pid: u32 = std::fs::read_to_string(&running_file).unwrap().trim().parse().unwrap();
+    assert!(running(running_pid));
     assert_eq!(b.delete().await, reqwest::StatusCode::NO_CONTENT);
     assert_eq!(server.open_sessions(), 1);
     assert!(eventually(|| !running(pid)).await, "B's background shell {pid} survived its session");
+    assert!(eventually(|| !running(running_pid)).await, "B's running call {running_pid} survived its session");
+    let _ = b_call.await;
     let (text, is_error) = a.call("Read", json!({"file_path": a_txt})).await;
     assert!(!is_error && text.contains("ALPHA"), "{text}");
     server.shutdown().await;
