@@ -71,6 +71,9 @@ pub struct Built {
     /// The MCP servers the session's tools come from.
     #[cfg(feature = "mcp")]
     pub mcp: Option<toolgate_mcp::McpManager>,
+    /// The task that applies the servers' tool-list changes to the session's pool.
+    #[cfg(feature = "mcp")]
+    pub mcp_updates: Option<tokio::task::JoinHandle<()>>,
     /// The language servers the LSP tool starts (none run until it is called).
     #[cfg(feature = "lsp")]
     pub lsp: Arc<toolgate_builtin::lsp::LspServers>,
@@ -89,6 +92,10 @@ impl Built {
             if let Err(e) = saved {
                 eprintln!("toolgate: could not save the session state in {}: {e}", dir.display());
             }
+        }
+        #[cfg(feature = "mcp")]
+        if let Some(updates) = self.mcp_updates {
+            updates.abort();
         }
         #[cfg(feature = "mcp")]
         if let Some(manager) = self.mcp {
@@ -291,11 +298,17 @@ impl SessionOpts {
             }
             builder = builder.file_state(Arc::new(cache));
         }
+        let session = builder.build();
+        // A server's `tools/list_changed` reaches the pool (and so the model) at once.
+        #[cfg(feature = "mcp")]
+        let mcp_updates = mcp.as_ref().map(|manager| manager.apply_changes_to(session.clone()));
         Ok(Built {
-            session: builder.build(),
+            session,
             session_dir: self.session_dir.clone(),
             #[cfg(feature = "mcp")]
             mcp,
+            #[cfg(feature = "mcp")]
+            mcp_updates,
             #[cfg(feature = "lsp")]
             lsp,
         })

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -103,7 +103,8 @@ struct State {
 }
 
 struct Inner {
-    pool: Arc<ToolPool>,
+    /// The current pool, shared with forks; replaced when MCP servers' tools change.
+    pool: Arc<RwLock<Arc<ToolPool>>>,
     engine: Arc<PermissionEngine>,
     hooks: Option<Arc<dyn HookDispatch>>,
     state: Mutex<State>,
@@ -387,7 +388,7 @@ impl SessionBuilder {
         template.extensions.insert(HiddenPaths::new(move |path, link| hider.read_denies(path, link)));
         Session {
             inner: Arc::new(Inner {
-                pool,
+                pool: Arc::new(RwLock::new(pool)),
                 engine,
                 hooks,
                 state: Mutex::new(State { cwd: self.cwd, roots, mode }),
@@ -484,9 +485,26 @@ impl Session {
         }
     }
 
-    /// The pool.
-    pub fn pool(&self) -> &Arc<ToolPool> {
-        &self.inner.pool
+    /// The pool as it is now (see [`Session::set_mcp_tools`]).
+    pub fn pool(&self) -> Arc<ToolPool> {
+        self.inner.pool.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Replaces the pool's MCP tools with `tools` (a server's `tools/list_changed`, a
+    /// reconnect): the built-in tools stay, the tools the permission engine removes are
+    /// dropped as when the session was built, and the order stays cache-stable (built-ins,
+    /// then MCP tools, each sorted by name). Calls already running keep the pool they
+    /// started with; the session's forks see the new pool too.
+    pub fn set_mcp_tools(&self, tools: impl IntoIterator<Item = DynTool>) {
+        let current = self.pool();
+        let removes = self.inner.engine.clone();
+        let pool = ToolPool::builder()
+            .builtins(current.builtin_tools().cloned())
+            .mcps(tools)
+            .filter(move |t| !removes.removes_tool(t.name()))
+            .defer_mode(current.defer_mode())
+            .build();
+        *self.inner.pool.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(pool);
     }
 
     /// The permission engine.
@@ -559,7 +577,7 @@ impl Session {
     /// let a = base.fork("a", |_| {});
     /// assert_eq!(a.cwd(), base.cwd());
     /// assert!(!std::sync::Arc::ptr_eq(a.file_state(), base.file_state()));
-    /// assert!(std::sync::Arc::ptr_eq(a.pool(), base.pool()));
+    /// assert!(std::sync::Arc::ptr_eq(&a.pool(), &base.pool()));
     /// ```
     pub fn fork(&self, session_id: &str, services: impl FnOnce(&mut Extensions)) -> Session {
         let inner = &self.inner;
@@ -597,8 +615,10 @@ impl Session {
 
     /// A context for a call: the session's current state.
     pub fn context(&self) -> ToolContext {
+        let pool = self.pool();
         let state = lock(&self.inner.state);
         let mut ctx = self.inner.template.clone();
+        ctx.pool = Some(pool);
         ctx.cwd.clone_from(&state.cwd);
         ctx.roots.clone_from(&state.roots);
         ctx.permission_mode = state.mode;
@@ -610,7 +630,7 @@ impl Session {
     /// engine's synchronous layers. An unknown tool or an invalid input is the error a
     /// model would get.
     pub async fn check(&self, call: &ToolCall, run_hooks: bool) -> Result<(String, Evaluation), ToolError> {
-        let tool = lookup(&self.inner.pool, &call.name)?;
+        let tool = lookup(&self.pool(), &call.name)?;
         let mut ctx = self.context();
         ctx.tool_use_id.clone_from(&call.id);
         let mut input = validate(&self.inner, &tool, &call.input, &ctx).await?;
@@ -649,7 +669,7 @@ impl Session {
         cancel: CancellationToken,
         events: Option<EventSink>,
     ) -> Vec<ToolResultBlock> {
-        let batches = plan_batches(&self.inner.pool, &calls);
+        let batches = plan_batches(&self.pool(), &calls);
         let mut reports: Vec<Option<Report>> = (0..calls.len()).map(|_| None).collect();
         let calls: Vec<Arc<ToolCall>> = calls.into_iter().map(Arc::new).collect();
         for batch in batches {
@@ -861,7 +881,8 @@ async fn run_call(
 
     // 1. Lookup.
     tracing::trace!(tool = %call.name, id = %call.id, "call received");
-    let tool = match lookup(&inner.pool, &call.name) {
+    let pool = inner.pool.read().unwrap_or_else(PoisonError::into_inner).clone();
+    let tool = match lookup(&pool, &call.name) {
         Ok(tool) => tool,
         Err(err) => return Report { counted: false, ..error_report(&call, &err, started.elapsed()) },
     };
@@ -1030,7 +1051,8 @@ fn lookup(pool: &ToolPool, name: &str) -> Result<DynTool, ToolError> {
 
 /// Steps 2 and 3: the schema, the tool's own validation, and the normalized copy.
 async fn validate(inner: &Inner, tool: &DynTool, raw: &Value, ctx: &ToolContext) -> Result<Value, ToolError> {
-    let schema = inner.pool.schema(tool.name())?;
+    let pool = inner.pool.read().unwrap_or_else(PoisonError::into_inner).clone();
+    let schema = pool.schema(tool.name())?;
     let checked = schema.validate(raw).map_err(|e| {
         ToolError::invalid_input(format!(
             "InputValidationError: {} failed due to the following issue{}:\n{}",

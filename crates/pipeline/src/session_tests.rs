@@ -552,7 +552,7 @@ async fn a_fork_keeps_its_state_apart_and_shares_the_pool() {
     let base = session(ToolPool::builder().builtin(cd).build()).extensions(services).build();
     let a = base.fork("a", |ext| ext.insert("a's service".to_owned()));
     let b = base.fork("b", |_| {});
-    assert!(Arc::ptr_eq(a.pool(), base.pool()) && Arc::ptr_eq(a.engine(), b.engine()));
+    assert!(Arc::ptr_eq(&a.pool(), &base.pool()) && Arc::ptr_eq(a.engine(), b.engine()));
     let r = a.run_message(vec![ToolCall::new("1", "Cd", json!({"to": "/a"}))]).await;
     assert_eq!(text(&r[0]), "was /tmp with a's service");
     let r = b.run_message(vec![ToolCall::new("1", "Cd", json!({"to": "/b"}))]).await;

@@ -264,6 +264,15 @@ pub(crate) struct ManagerInner {
     changes: watch::Sender<u64>,
 }
 
+impl ManagerInner {
+    /// Every connected server's tools, sorted by name.
+    fn tools(&self) -> Vec<DynTool> {
+        let mut tools: Vec<DynTool> = self.servers.iter().flat_map(|s| lock(&s.state).tools.clone()).collect();
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        tools
+    }
+}
+
 impl fmt::Debug for McpManager {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpManager").field("servers", &self.statuses()).finish()
@@ -342,9 +351,23 @@ impl McpManager {
 
     /// The `mcp__<server>__<tool>` tools of every connected server, sorted by name.
     pub fn tools(&self) -> Vec<DynTool> {
-        let mut tools: Vec<DynTool> = self.inner.servers.iter().flat_map(|s| lock(&s.state).tools.clone()).collect();
-        tools.sort_by(|a, b| a.name().cmp(b.name()));
-        tools
+        self.inner.tools()
+    }
+
+    /// Keeps `session`'s pool in step with the servers' tools: on every change (a
+    /// `notifications/tools/list_changed`, a reconnect that found a different list), its
+    /// MCP tools are replaced ([`toolgate_pipeline::Session::set_mcp_tools`]), so a tool a
+    /// server adds can be called in the same session. Runs until the returned task is
+    /// aborted or the manager is dropped.
+    pub fn apply_changes_to(&self, session: toolgate_pipeline::Session) -> tokio::task::JoinHandle<()> {
+        let mut changes = self.inner.changes.subscribe();
+        let inner = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                let Some(inner) = inner.upgrade() else { return };
+                session.set_mcp_tools(inner.tools());
+            }
+        })
     }
 
     /// `ListMcpResourcesTool` and `ReadMcpResourceTool`, enabled while some connected

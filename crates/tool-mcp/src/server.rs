@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -295,8 +295,15 @@ pub(crate) struct PoolServer {
     /// without, every call runs in `session` (one client over stdio).
     sessions: Option<Arc<SessionRegistry>>,
     opts: Arc<ServeOptions>,
-    tools: Arc<OnceLock<Vec<Tool>>>,
+    /// The MCP definitions of a pool, kept until the session's pool is replaced.
+    tools: Arc<Mutex<Option<ListedTools>>>,
     calls: Arc<AtomicU64>,
+}
+
+/// A pool and its MCP definitions.
+struct ListedTools {
+    pool: Arc<toolgate_core::ToolPool>,
+    tools: Arc<Vec<Tool>>,
 }
 
 impl PoolServer {
@@ -306,7 +313,7 @@ impl PoolServer {
             session,
             sessions: None,
             opts: Arc::new(opts),
-            tools: Arc::new(OnceLock::new()),
+            tools: Arc::new(Mutex::new(None)),
             calls: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -318,23 +325,31 @@ impl PoolServer {
 
     /// The pool's MCP definitions, with the annotations asked of each tool with a probe
     /// input that has every required field (a typed tool cannot answer for `{}`).
-    fn tool_list(&self) -> &[Tool] {
-        self.tools.get_or_init(|| {
-            let pool = self.session.pool();
-            pool.tools()
-                .filter_map(|tool| {
-                    let mut def = pool.definition(&**tool, DefinitionFormat::Mcp);
-                    let probe = toolgate_core::probe_input(tool.input_schema());
-                    def["annotations"] = json!({
-                        "title": tool.user_facing_name(None),
-                        "readOnlyHint": tool.is_read_only(&probe),
-                        "destructiveHint": tool.is_destructive(&probe)
-                            || OVERWRITING_TOOLS.binary_search(&tool.name()).is_ok(),
-                    });
-                    serde_json::from_value::<Tool>(def).ok()
-                })
-                .collect()
-        })
+    fn tool_list(&self) -> Arc<Vec<Tool>> {
+        let pool = self.session.pool();
+        let mut cached = lock(&self.tools);
+        if let Some(listed) = cached.as_ref()
+            && Arc::ptr_eq(&listed.pool, &pool)
+        {
+            return listed.tools.clone();
+        }
+        let tools: Vec<Tool> = pool
+            .tools()
+            .filter_map(|tool| {
+                let mut def = pool.definition(&**tool, DefinitionFormat::Mcp);
+                let probe = toolgate_core::probe_input(tool.input_schema());
+                def["annotations"] = json!({
+                    "title": tool.user_facing_name(None),
+                    "readOnlyHint": tool.is_read_only(&probe),
+                    "destructiveHint": tool.is_destructive(&probe)
+                        || OVERWRITING_TOOLS.binary_search(&tool.name()).is_ok(),
+                });
+                serde_json::from_value::<Tool>(def).ok()
+            })
+            .collect();
+        let tools = Arc::new(tools);
+        *cached = Some(ListedTools { pool, tools: tools.clone() });
+        tools
     }
 }
 
@@ -469,7 +484,7 @@ impl ServerHandler for PoolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tool_list().to_vec()))
+        Ok(ListToolsResult::with_all_items(self.tool_list().as_ref().clone()))
     }
 
     async fn call_tool(
