@@ -105,6 +105,8 @@ struct State {
 struct Inner {
     /// The current pool, shared with forks; replaced when MCP servers' tools change.
     pool: Arc<RwLock<Arc<ToolPool>>>,
+    /// Ticks when `pool` is replaced (shared with forks).
+    pool_changes: Arc<tokio::sync::watch::Sender<u64>>,
     engine: Arc<PermissionEngine>,
     hooks: Option<Arc<dyn HookDispatch>>,
     state: Mutex<State>,
@@ -389,6 +391,7 @@ impl SessionBuilder {
         Session {
             inner: Arc::new(Inner {
                 pool: Arc::new(RwLock::new(pool)),
+                pool_changes: Arc::new(tokio::sync::watch::Sender::new(0)),
                 engine,
                 hooks,
                 state: Mutex::new(State { cwd: self.cwd, roots, mode }),
@@ -505,6 +508,13 @@ impl Session {
             .defer_mode(current.defer_mode())
             .build();
         *self.inner.pool.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(pool);
+        self.inner.pool_changes.send_modify(|n| *n += 1);
+    }
+
+    /// Ticks whenever [`Session::set_mcp_tools`] replaces the pool (of this session or of
+    /// a fork of the same one): a server serving the pool tells its clients then.
+    pub fn pool_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.pool_changes.subscribe()
     }
 
     /// The permission engine.
@@ -597,6 +607,7 @@ impl Session {
         Session {
             inner: Arc::new(Inner {
                 pool: inner.pool.clone(),
+                pool_changes: inner.pool_changes.clone(),
                 engine: inner.engine.clone(),
                 hooks: inner.hooks.clone(),
                 state: Mutex::new(state),

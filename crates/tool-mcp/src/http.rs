@@ -188,7 +188,7 @@ pub async fn serve_http(
     let sessions = Arc::new(SessionRegistry::new(session.clone(), opts.session_services.clone()));
     let handler = PoolServer::per_session(session, sessions.clone(), opts);
     let manager = Arc::new(ScopedSessions::new(sessions.clone()));
-    let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
+    let service = StreamableHttpService::new(move || Ok(handler.for_new_session()), manager, config);
     let token: Option<Arc<str>> = bearer_token.filter(|t| !t.is_empty()).map(Arc::from);
     let counters = Arc::new(Counters::default());
     let accept_cancel = cancel.clone();

@@ -297,6 +297,9 @@ pub(crate) struct PoolServer {
     opts: Arc<ServeOptions>,
     /// The MCP definitions of a pool, kept until the session's pool is replaced.
     tools: Arc<Mutex<Option<ListedTools>>>,
+    /// The pool's changes, watched from before this client's `initialize`, so that none
+    /// is missed before `notifications/initialized` starts the announcements.
+    pool_seen: Arc<Mutex<Option<tokio::sync::watch::Receiver<u64>>>>,
     calls: Arc<AtomicU64>,
 }
 
@@ -310,12 +313,18 @@ impl PoolServer {
     /// A server whose calls all run in `session`.
     pub(crate) fn new(session: Session, opts: ServeOptions) -> Self {
         Self {
-            session,
             sessions: None,
             opts: Arc::new(opts),
             tools: Arc::new(Mutex::new(None)),
+            pool_seen: Arc::new(Mutex::new(Some(session.pool_changes()))),
             calls: Arc::new(AtomicU64::new(0)),
+            session,
         }
+    }
+
+    /// A handler for a new MCP session: shared caches, its own watch of the pool.
+    pub(crate) fn for_new_session(&self) -> Self {
+        Self { pool_seen: Arc::new(Mutex::new(Some(self.session.pool_changes()))), ..self.clone() }
     }
 
     /// A server whose calls run in the fork of their MCP session, kept in `sessions`.
@@ -464,6 +473,30 @@ fn unparsed_request(method: &str) -> ErrorData {
 }
 
 impl ServerHandler for PoolServer {
+    /// From now on, the client hears `notifications/tools/list_changed` whenever the
+    /// session's pool changes (a served MCP server changed its tools), until its session
+    /// ends, serving stops or it cannot be reached.
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        let mut changes = lock(&self.pool_seen).take().unwrap_or_else(|| self.session.pool_changes());
+        let ended = match &self.sessions {
+            Some(sessions) => sessions.scope_in(&context.extensions).cancel,
+            None => self.opts.stop_token(),
+        };
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    () = ended.cancelled() => return,
+                }
+            }
+        });
+    }
+
     async fn on_custom_request(
         &self,
         request: rmcp::model::CustomRequest,
@@ -473,7 +506,8 @@ impl ServerHandler for PoolServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info =
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build());
         info.server_info = rmcp::model::Implementation::new(self.opts.name.clone(), self.opts.version.clone());
         info.instructions.clone_from(&self.opts.instructions);
         info

@@ -95,8 +95,12 @@ impl SessionRegistry {
     /// The session a request belongs to: the one its `Mcp-Session-Id` names; for a request
     /// outside any session (the stateless protocol), a fork of its own that ends with it.
     pub(crate) fn scope_of(&self, context: &RequestContext<RoleServer>) -> Scoped {
-        let id = context
-            .extensions
+        self.scope_in(&context.extensions)
+    }
+
+    /// [`SessionRegistry::scope_of`] for a message's extensions (a notification's too).
+    pub(crate) fn scope_in(&self, extensions: &rmcp::model::Extensions) -> Scoped {
+        let id = extensions
             .get::<hyper::http::request::Parts>()
             .and_then(|parts| parts.headers.get(SESSION_HEADER))
             .and_then(|v| v.to_str().ok());

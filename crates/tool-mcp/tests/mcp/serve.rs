@@ -204,3 +204,43 @@ async fn serving_over_a_socket_pair_lists_annotated_tools_and_runs_calls() {
     client.cancel().await.unwrap();
     served.await.unwrap().unwrap();
 }
+
+/// A client that reports each `notifications/tools/list_changed` on a channel.
+#[derive(Clone)]
+struct ListWatcher(tokio::sync::mpsc::UnboundedSender<()>);
+
+impl ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        let _ = self.0.send(());
+    }
+}
+
+/// When the served pool changes (a served MCP server added a tool), toolgate tells its
+/// own clients with `notifications/tools/list_changed`, and `tools/list` has the new tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_of_the_served_pool_is_announced_to_the_client() {
+    let dir = project();
+    let prompter = McpPrompter::new();
+    let session = serving_session(dir.path(), prompter.clone());
+    let (server_side, client_side) = tokio::net::UnixStream::pair().unwrap();
+    let (read, write) = server_side.into_split();
+    let served = tokio::spawn(serve_io(session.clone(), read, write, ServeOptions::new().prompter(prompter)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = ListWatcher(tx).serve(client_side).await.unwrap();
+    let capabilities = client.peer_info().unwrap().capabilities.tools.clone().unwrap();
+    assert_eq!(capabilities.list_changed, Some(true));
+    assert!(!client.list_all_tools().await.unwrap().iter().any(|t| t.name == "mcp__late__tool"));
+    let late = toolgate_core::ToolBuilder::new("mcp__late__tool")
+        .schema(json!({"type": "object", "properties": {}}))
+        .read_only(true)
+        .call(|_, _| async { Ok(toolgate_core::ToolOutput::text("late")) })
+        .build();
+    session.set_mcp_tools([late]);
+    tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv())
+        .await
+        .expect("no notifications/tools/list_changed")
+        .unwrap();
+    assert!(client.list_all_tools().await.unwrap().iter().any(|t| t.name == "mcp__late__tool"));
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+}
