@@ -167,6 +167,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
     rows.extend(bench.hook());
     rows.extend(bench.tool_search());
     rows.extend(bench.mcp_call());
+    rows.extend(bench.mcp_serve());
     rows.extend(bench.startup());
 
     let header = Header {
@@ -195,13 +196,14 @@ fn step(what: &str) {
 }
 
 /// The divan benches, as (package, its directory, bench).
-const BENCHES: [(&str, &str, &str); 6] = [
+const BENCHES: [(&str, &str, &str); 7] = [
     ("toolgate-builtin", "crates/tool-builtin", "search"),
     ("toolgate-permissions", "crates/permissions", "decision"),
     ("toolgate-pipeline", "crates/pipeline", "overhead"),
     ("toolgate-hooks", "crates/hooks", "hook"),
     ("toolgate-core", "crates/tool-core", "toolsearch"),
     ("toolgate-mcp", "crates/tool-mcp", "adapter"),
+    ("toolgate-mcp", "crates/tool-mcp", "serve"),
 ];
 
 impl Bench {
@@ -583,6 +585,19 @@ impl Bench {
         }
     }
 
+    /// Row 10: a Read served over streamable HTTP against the same Read over stdio, and
+    /// Reads served to 20 HTTP sessions at once.
+    fn mcp_serve(&self) -> Vec<Row> {
+        match self.divan("serve", &[], &["toolgate_serve_read", "http_20_sessions"]) {
+            Ok(m) => serve_rows(&m),
+            Err(error) => {
+                let mut rows = vec_error("10a", SERVE_WHAT.0, Target::RatioAtMost(2.0), &error);
+                rows.extend(vec_error("10b", SERVE_WHAT.1, SERVE_PER_READ, &error));
+                rows
+            }
+        }
+    }
+
     /// Row 9: start-up, `toolgate tools` against `rg --version`.
     fn startup(&self) -> Vec<Row> {
         let what = "start-up: `toolgate tools` vs `rg --version` (whole processes)";
@@ -685,6 +700,42 @@ impl Medians {
             None => Row::skipped(id, what, target, format!("{} printed no median for `{path}`", self.bench)),
         }
     }
+}
+
+/// What rows 10a and 10b measure.
+const SERVE_WHAT: (&str, &str) = (
+    "Read served over streamable HTTP vs over stdio (`mcp serve`'s server, raw clients, same run)",
+    "Reads served to 20 HTTP sessions at once, per Read (10 each an iteration, two runtime workers)",
+);
+
+/// Row 10b's target: 2,000 Reads a second.
+const SERVE_PER_READ: Target = Target::Below(Quantity::Time(1.0 / 2_000.0));
+
+/// Rows 10a and 10b from the `serve` bench's tables.
+fn serve_rows(m: &Medians) -> Vec<Row> {
+    let a = m.interleaved_row(
+        "10a",
+        SERVE_WHAT.0,
+        ("interleaved_http", "interleaved_stdio"),
+        ("toolgate_serve_read_http", "toolgate_serve_read"),
+        Target::RatioAtMost(2.0),
+        "1,000 rounds, each one HTTP Read and one stdio Read",
+    );
+    let b = match m.found.get("http_20_sessions") {
+        Some(median) => {
+            let reads = 200.0;
+            Row::new("10b", SERVE_WHAT.1, Quantity::Time(median.as_secs_f64() / reads), None, SERVE_PER_READ).note(
+                format!(
+                    "{:.0} Reads/s: the median of 200 concurrent Reads ({} for 20 sessions × 10), every answer \
+                     checked; the target is 2,000 Reads/s. Client and server share the machine.",
+                    reads / median.as_secs_f64(),
+                    Quantity::time(*median).display(),
+                ),
+            )
+        }
+        None => Row::skipped("10b", SERVE_WHAT.1, SERVE_PER_READ, "the serve bench printed no `http_20_sessions`"),
+    };
+    vec![a, b]
 }
 
 fn vec_error(id: &str, what: &str, target: Target, error: &anyhow::Error) -> Vec<Row> {
@@ -915,6 +966,28 @@ fn commit(root: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_serve_rows_are_read_from_the_serve_bench() {
+        let output = "\
+serve                        fastest       │ slowest       │ median        │ mean          │ samples │ iters
+├─ http_20_sessions          21.11 ms      │ 46.96 ms      │ 25 ms         │ 27.75 ms      │ 30      │ 30
+├─ toolgate_serve_read       48.32 µs      │ 3.415 ms      │ 73.33 µs      │ 132.3 µs      │ 200     │ 200
+╰─ toolgate_serve_read_http  65.37 µs      │ 2.664 ms      │ 114.9 µs      │ 145.9 µs      │ 200     │ 200
+
+interleaved             fastest       │ slowest       │ median        │ mean          │ samples │ iters
+├─ interleaved_http     67.613 µs     │ 3955.145 µs   │ 120.000 µs    │ 158.098 µs    │ 1000    │ 1000
+╰─ interleaved_stdio    43.288 µs     │ 3904.800 µs   │ 80.000 µs     │ 108.797 µs    │ 1000    │ 1000
+";
+        let m = Medians { bench: "toolgate-mcp/serve".into(), found: divan::medians(output) };
+        let rows = serve_rows(&m);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].ratio().map(|r| (r * 100.0).round()), Some(150.0));
+        assert_eq!(rows[0].met(), Some(true));
+        assert_eq!(rows[1].ours, Some(Quantity::Time(0.025 / 200.0)));
+        assert_eq!(rows[1].met(), Some(true));
+        assert!(rows[1].note.as_deref().is_some_and(|n| n.starts_with("8000 Reads/s")), "{:?}", rows[1]);
+    }
 
     #[test]
     fn arguments_are_parsed() {

@@ -209,7 +209,7 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Run { file, format, jsonl } => run_messages(&opts, &file, format, jsonl).await,
         Command::Call { tool, input, json } => {
             let input = parse_input(&input)?;
-            let built = opts.session(true).await?;
+            let built = opts.session_for_call(true, &tool).await?;
             let calls = vec![ToolCall::new("toolu_cli", tool, input)];
             // Keep the structured output (an edit's patch) to show a diff.
             let patch: std::sync::Arc<std::sync::Mutex<Option<Value>>> = std::sync::Arc::default();
@@ -473,7 +473,14 @@ async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
         McpAction::Serve { http, token } => {
             let prompter = toolgate_mcp::McpPrompter::new();
             let built = opts.build(Some(prompter.clone()), None).await?;
-            let serve = toolgate_mcp::ServeOptions::new().prompter(prompter);
+            // SIGTERM or SIGINT: stop taking requests, cancel the running calls (their
+            // process groups are killed), shut down as when the client leaves, exit 0.
+            let stop = toolgate_core::CancellationToken::new();
+            let signals = stop_on_signals(stop.clone())?;
+            let serve = toolgate_mcp::ServeOptions::new()
+                .prompter(prompter)
+                .session_services(opts.mcp_session_services())
+                .shutdown(stop);
             let session = built.session.clone();
             let result = match http {
                 Some(addr) => match toolgate_mcp::serve_http(session, addr, token, serve).await {
@@ -485,11 +492,28 @@ async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
                 },
                 None => toolgate_mcp::serve_stdio(session, serve).await,
             };
+            signals.abort();
             built.shutdown().await;
             result.map_err(|e| anyhow::anyhow!("{e}"))?;
             Ok(Outcome::ok(String::new()))
         }
     }
+}
+
+/// Cancels `stop` on the first `SIGTERM` or `SIGINT`.
+#[cfg(feature = "mcp")]
+fn stop_on_signals(stop: toolgate_core::CancellationToken) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
+    Ok(tokio::spawn(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        eprintln!("toolgate: stopping: running calls are cancelled");
+        stop.cancel();
+    }))
 }
 
 fn settings(opts: &SessionOpts) -> anyhow::Result<Outcome> {
@@ -599,7 +623,11 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // Drops every task still running (a call's process group is killed when its task is
+    // dropped) without waiting on a blocking read of stdin.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
         Ok(outcome) => {
             if !outcome.stdout.is_empty() {
                 let mut stdout = std::io::stdout().lock();

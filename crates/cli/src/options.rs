@@ -71,6 +71,9 @@ pub struct Built {
     /// The MCP servers the session's tools come from.
     #[cfg(feature = "mcp")]
     pub mcp: Option<toolgate_mcp::McpManager>,
+    /// The task that applies the servers' tool-list changes to the session's pool.
+    #[cfg(feature = "mcp")]
+    pub mcp_updates: Option<tokio::task::JoinHandle<()>>,
     /// The language servers the LSP tool starts (none run until it is called).
     #[cfg(feature = "lsp")]
     pub lsp: Arc<toolgate_builtin::lsp::LspServers>,
@@ -89,6 +92,10 @@ impl Built {
             if let Err(e) = saved {
                 eprintln!("toolgate: could not save the session state in {}: {e}", dir.display());
             }
+        }
+        #[cfg(feature = "mcp")]
+        if let Some(updates) = self.mcp_updates {
+            updates.abort();
         }
         #[cfg(feature = "mcp")]
         if let Some(manager) = self.mcp {
@@ -138,14 +145,34 @@ impl SessionOpts {
         Ok((cwd, loaded))
     }
 
+    /// Where the session's task list and plan are kept: `--session-dir`, else a folder for
+    /// this process in the temp dir.
+    pub fn state_dir(&self) -> PathBuf {
+        self.session_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("toolgate").join(format!("session-{}", std::process::id())))
+    }
+
+    /// What each MCP session served over HTTP keeps apart from the others: a task list and
+    /// a plan in `<state dir>/mcp/<MCP session id>`.
+    #[cfg(feature = "mcp")]
+    pub fn mcp_session_services(&self) -> impl Fn(&str, &mut Extensions) + Send + Sync + 'static {
+        let root = self.state_dir().join("mcp");
+        move |id: &str, services: &mut Extensions| {
+            // The id is the server's own (a UUID), but keep it one path component anyway.
+            let name: String =
+                id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+            let dir = root.join(name);
+            services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(&dir)));
+            services.insert(PlanFile::in_session_dir(&dir));
+        }
+    }
+
     /// The host services of the tools: the task store and plan file in the session dir
     /// (without `--session-dir`, a folder for this process in the temp dir), and the
     /// dialog when a person can answer.
     pub fn services(&self, dialog: Option<Arc<dyn UserDialog>>) -> Extensions {
-        let dir = self
-            .session_dir
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("toolgate").join(format!("session-{}", std::process::id())));
+        let dir = self.state_dir();
         let mut services = Extensions::default();
         services.insert::<Arc<dyn TaskStore>>(Arc::new(FileTaskStore::new(&dir)));
         services.insert(PlanFile::in_session_dir(&dir));
@@ -209,6 +236,16 @@ impl SessionOpts {
         prompter: Option<Arc<dyn Prompter>>,
         dialog: Option<Arc<dyn UserDialog>>,
     ) -> anyhow::Result<Built> {
+        self.build_with(prompter, dialog, true).await
+    }
+
+    /// [`Self::build`], starting the configured MCP servers only when `start_mcp`.
+    pub async fn build_with(
+        &self,
+        prompter: Option<Arc<dyn Prompter>>,
+        dialog: Option<Arc<dyn UserDialog>>,
+        start_mcp: bool,
+    ) -> anyhow::Result<Built> {
         let (cwd, loaded) = self.load_settings()?;
         let mut services = self.services(dialog);
         // Config reads and writes the same files the session was built from.
@@ -234,7 +271,9 @@ impl SessionOpts {
         let mut builtin = self.builtin_tools(&cwd, &services)?;
         let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
         #[cfg(feature = "mcp")]
-        let mcp = self.mcp(&cwd).await;
+        let mcp = if start_mcp { self.mcp(&cwd).await } else { None };
+        #[cfg(not(feature = "mcp"))]
+        let _ = start_mcp;
         #[cfg(feature = "mcp")]
         if let Some(manager) = &mcp {
             builtin.extend(manager.resource_tools());
@@ -259,11 +298,17 @@ impl SessionOpts {
             }
             builder = builder.file_state(Arc::new(cache));
         }
+        let session = builder.build();
+        // A server's `tools/list_changed` reaches the pool (and so the model) at once.
+        #[cfg(feature = "mcp")]
+        let mcp_updates = mcp.as_ref().map(|manager| manager.apply_changes_to(session.clone()));
         Ok(Built {
-            session: builder.build(),
+            session,
             session_dir: self.session_dir.clone(),
             #[cfg(feature = "mcp")]
             mcp,
+            #[cfg(feature = "mcp")]
+            mcp_updates,
             #[cfg(feature = "lsp")]
             lsp,
         })
@@ -272,8 +317,43 @@ impl SessionOpts {
     /// [`Self::build`] with the terminal prompter and dialog when `prompt` and a terminal
     /// is there.
     pub async fn session(&self, prompt: bool) -> anyhow::Result<Built> {
+        self.session_with(prompt, true).await
+    }
+
+    /// [`Self::session`] for a call of `tool` alone: a built-in tool that does not reach
+    /// MCP servers (anything but ToolSearch and the MCP resource tools) starts none of
+    /// them, so a slow or broken server cannot hold it up.
+    pub async fn session_for_call(&self, prompt: bool, tool: &str) -> anyhow::Result<Built> {
+        self.session_with(prompt, !is_plain_builtin(tool)).await
+    }
+
+    async fn session_with(&self, prompt: bool, start_mcp: bool) -> anyhow::Result<Built> {
         let prompter = if prompt { TerminalPrompter::open().map(|p| Arc::new(p) as Arc<dyn Prompter>) } else { None };
         let dialog = if prompt { TerminalDialog::open().map(|d| Arc::new(d) as Arc<dyn UserDialog>) } else { None };
-        self.build(prompter, dialog).await
+        self.build_with(prompter, dialog, start_mcp).await
+    }
+}
+
+/// Built-in tools that reach the MCP servers: they need them started.
+const MCP_REACHING_TOOLS: &[&str] = &["ListMcpResourcesTool", "ReadMcpResourceTool", "ToolSearch"];
+
+/// Whether `name` (or its alias or legacy name) is a built-in tool that needs no MCP server.
+fn is_plain_builtin(name: &str) -> bool {
+    let name = toolgate_core::canonical_tool_name(name);
+    !MCP_REACHING_TOOLS.contains(&name)
+        && toolgate_builtin::all_builtin_tools().iter().any(|t| t.name() == name || t.aliases().contains(&name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_calls_need_no_mcp_server() {
+        assert!(is_plain_builtin("Read") && is_plain_builtin("Bash") && is_plain_builtin("KillShell"));
+        for name in ["ToolSearch", "MCPSearch", "ListMcpResourcesTool", "ReadMcpResourceTool", "mcp__fs__read", "Nope"]
+        {
+            assert!(!is_plain_builtin(name), "{name}");
+        }
     }
 }

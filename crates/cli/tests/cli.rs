@@ -528,3 +528,32 @@ fn sandbox_settings_put_bash_under_bubblewrap() {
     assert_eq!(v["is_error"], false, "{v}");
     assert!(dir.path().join("inside.txt").exists());
 }
+
+/// Regression: every `toolgate call` started every configured MCP server and waited for
+/// it, so a server that never answers `initialize` held a built-in Read up for
+/// `MCP_TIMEOUT`. A built-in call starts none (the server never writes its marker); a call
+/// of the server's tool does start it.
+#[test]
+fn a_built_in_call_starts_no_mcp_server() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let marker = dir.path().join("started");
+    let script = format!("touch {}; exec sleep 60", marker.display());
+    let config = json!({"mcpServers": {"slow": {"command": "sh", "args": ["-c", script]}}}).to_string();
+    let read = json!({"file_path": dir.path().join("a.txt")}).to_string();
+    let out = toolgate(dir.path())
+        .env("MCP_TIMEOUT", "2000")
+        .args(["--mcp-config", &config, "call", "Read", &read])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("alpha"));
+    assert!(!marker.exists(), "the MCP server was started for a built-in Read");
+    let out = toolgate(dir.path())
+        .env("MCP_TIMEOUT", "500")
+        .args(["--mcp-config", &config, "call", "mcp__slow__anything", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(marker.exists(), "a call of the server's tool starts it");
+}

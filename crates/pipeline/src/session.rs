@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -103,7 +103,10 @@ struct State {
 }
 
 struct Inner {
-    pool: Arc<ToolPool>,
+    /// The current pool, shared with forks; replaced when MCP servers' tools change.
+    pool: Arc<RwLock<Arc<ToolPool>>>,
+    /// Ticks when `pool` is replaced (shared with forks).
+    pool_changes: Arc<tokio::sync::watch::Sender<u64>>,
     engine: Arc<PermissionEngine>,
     hooks: Option<Arc<dyn HookDispatch>>,
     state: Mutex<State>,
@@ -387,7 +390,8 @@ impl SessionBuilder {
         template.extensions.insert(HiddenPaths::new(move |path, link| hider.read_denies(path, link)));
         Session {
             inner: Arc::new(Inner {
-                pool,
+                pool: Arc::new(RwLock::new(pool)),
+                pool_changes: Arc::new(tokio::sync::watch::Sender::new(0)),
                 engine,
                 hooks,
                 state: Mutex::new(State { cwd: self.cwd, roots, mode }),
@@ -484,9 +488,33 @@ impl Session {
         }
     }
 
-    /// The pool.
-    pub fn pool(&self) -> &Arc<ToolPool> {
-        &self.inner.pool
+    /// The pool as it is now (see [`Session::set_mcp_tools`]).
+    pub fn pool(&self) -> Arc<ToolPool> {
+        self.inner.pool.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Replaces the pool's MCP tools with `tools` (a server's `tools/list_changed`, a
+    /// reconnect): the built-in tools stay, the tools the permission engine removes are
+    /// dropped as when the session was built, and the order stays cache-stable (built-ins,
+    /// then MCP tools, each sorted by name). Calls already running keep the pool they
+    /// started with; the session's forks see the new pool too.
+    pub fn set_mcp_tools(&self, tools: impl IntoIterator<Item = DynTool>) {
+        let current = self.pool();
+        let removes = self.inner.engine.clone();
+        let pool = ToolPool::builder()
+            .builtins(current.builtin_tools().cloned())
+            .mcps(tools)
+            .filter(move |t| !removes.removes_tool(t.name()))
+            .defer_mode(current.defer_mode())
+            .build();
+        *self.inner.pool.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(pool);
+        self.inner.pool_changes.send_modify(|n| *n += 1);
+    }
+
+    /// Ticks whenever [`Session::set_mcp_tools`] replaces the pool (of this session or of
+    /// a fork of the same one): a server serving the pool tells its clients then.
+    pub fn pool_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.pool_changes.subscribe()
     }
 
     /// The permission engine.
@@ -539,10 +567,69 @@ impl Session {
         lock(&self.inner.stop).clone()
     }
 
+    /// A session for another agent of the same host: the same pool, permission engine,
+    /// hooks, settings, concurrency bound and message budget, but state of its own, as one
+    /// MCP client's session is apart from another's:
+    ///
+    /// - its own file-state cache (what it read; Edit and Write check against it), empty;
+    /// - its own working directory, roots and permission mode, starting from this
+    ///   session's current ones;
+    /// - its own `AppState` (TodoWrite's list, plan-mode memory, the background shells,
+    ///   whose processes are killed when the last clone of the fork is dropped);
+    /// - its own result folder, `<this session's result folder>/<session_id>`, and
+    ///   statistics;
+    /// - this session's host services, changed by `services` (a host gives each fork its
+    ///   own task store and plan file there).
+    ///
+    /// ```
+    /// use toolgate_pipeline::Session;
+    /// let base = Session::builder().cwd("/repo").build();
+    /// let a = base.fork("a", |_| {});
+    /// assert_eq!(a.cwd(), base.cwd());
+    /// assert!(!std::sync::Arc::ptr_eq(a.file_state(), base.file_state()));
+    /// assert!(std::sync::Arc::ptr_eq(&a.pool(), &base.pool()));
+    /// ```
+    pub fn fork(&self, session_id: &str, services: impl FnOnce(&mut Extensions)) -> Session {
+        let inner = &self.inner;
+        let state = lock(&inner.state).clone();
+        let file_state = Arc::new(FileStateCache::default());
+        let dir_name: String = session_id
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .collect();
+        let results = Arc::new(ResultStore::new(inner.results.dir().join(dir_name)));
+        let mut template = inner.template.clone();
+        template.session_id = session_id.to_owned();
+        template.file_state = file_state.clone();
+        template.results = results.clone();
+        template.app_state = AppState::default();
+        services(&mut template.extensions);
+        Session {
+            inner: Arc::new(Inner {
+                pool: inner.pool.clone(),
+                pool_changes: inner.pool_changes.clone(),
+                engine: inner.engine.clone(),
+                hooks: inner.hooks.clone(),
+                state: Mutex::new(state),
+                file_state,
+                results,
+                template,
+                max_concurrency: inner.max_concurrency,
+                budget: inner.budget,
+                stats: Mutex::new(BTreeMap::new()),
+                stop: Mutex::new(None),
+                diagnostics: inner.diagnostics.clone(),
+                runner: inner.runner.clone(),
+            }),
+        }
+    }
+
     /// A context for a call: the session's current state.
     pub fn context(&self) -> ToolContext {
+        let pool = self.pool();
         let state = lock(&self.inner.state);
         let mut ctx = self.inner.template.clone();
+        ctx.pool = Some(pool);
         ctx.cwd.clone_from(&state.cwd);
         ctx.roots.clone_from(&state.roots);
         ctx.permission_mode = state.mode;
@@ -554,7 +641,7 @@ impl Session {
     /// engine's synchronous layers. An unknown tool or an invalid input is the error a
     /// model would get.
     pub async fn check(&self, call: &ToolCall, run_hooks: bool) -> Result<(String, Evaluation), ToolError> {
-        let tool = lookup(&self.inner.pool, &call.name)?;
+        let tool = lookup(&self.pool(), &call.name)?;
         let mut ctx = self.context();
         ctx.tool_use_id.clone_from(&call.id);
         let mut input = validate(&self.inner, &tool, &call.input, &ctx).await?;
@@ -593,7 +680,7 @@ impl Session {
         cancel: CancellationToken,
         events: Option<EventSink>,
     ) -> Vec<ToolResultBlock> {
-        let batches = plan_batches(&self.inner.pool, &calls);
+        let batches = plan_batches(&self.pool(), &calls);
         let mut reports: Vec<Option<Report>> = (0..calls.len()).map(|_| None).collect();
         let calls: Vec<Arc<ToolCall>> = calls.into_iter().map(Arc::new).collect();
         for batch in batches {
@@ -805,7 +892,8 @@ async fn run_call(
 
     // 1. Lookup.
     tracing::trace!(tool = %call.name, id = %call.id, "call received");
-    let tool = match lookup(&inner.pool, &call.name) {
+    let pool = inner.pool.read().unwrap_or_else(PoisonError::into_inner).clone();
+    let tool = match lookup(&pool, &call.name) {
         Ok(tool) => tool,
         Err(err) => return Report { counted: false, ..error_report(&call, &err, started.elapsed()) },
     };
@@ -974,7 +1062,8 @@ fn lookup(pool: &ToolPool, name: &str) -> Result<DynTool, ToolError> {
 
 /// Steps 2 and 3: the schema, the tool's own validation, and the normalized copy.
 async fn validate(inner: &Inner, tool: &DynTool, raw: &Value, ctx: &ToolContext) -> Result<Value, ToolError> {
-    let schema = inner.pool.schema(tool.name())?;
+    let pool = inner.pool.read().unwrap_or_else(PoisonError::into_inner).clone();
+    let schema = pool.schema(tool.name())?;
     let checked = schema.validate(raw).map_err(|e| {
         ToolError::invalid_input(format!(
             "InputValidationError: {} failed due to the following issue{}:\n{}",

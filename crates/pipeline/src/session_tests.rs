@@ -531,3 +531,38 @@ async fn model_facing_texts_of_cancellation_panics_and_hook_blocks() {
     texts.push(text(&cancelled[0]));
     insta::assert_snapshot!(texts.join("\n---\n"));
 }
+
+/// A fork has its own cwd, file-state cache and app state, and the host's services as
+/// `services` changed them; the pool and the engine stay shared.
+#[tokio::test]
+async fn a_fork_keeps_its_state_apart_and_shares_the_pool() {
+    let cd = ToolBuilder::new("Cd")
+        .schema(strict(json!({"to": {"type": "string"}}), &["to"]))
+        .call(|input, ctx| async move {
+            let to = input["to"].as_str().unwrap_or_default().to_owned();
+            ctx.file_state.record_read(std::path::Path::new(&to), b"x", None, false);
+            ctx.app_state.set(to.clone());
+            let service = ctx.extensions.get::<String>().map(|s| (*s).clone()).unwrap_or_default();
+            Ok(ToolOutput::text(format!("was {} with {service}", ctx.cwd.display()))
+                .with_context_change(ContextChange::Cwd(to.into())))
+        })
+        .build();
+    let mut services = toolgate_core::Extensions::default();
+    services.insert("base service".to_owned());
+    let base = session(ToolPool::builder().builtin(cd).build()).extensions(services).build();
+    let a = base.fork("a", |ext| ext.insert("a's service".to_owned()));
+    let b = base.fork("b", |_| {});
+    assert!(Arc::ptr_eq(&a.pool(), &base.pool()) && Arc::ptr_eq(a.engine(), b.engine()));
+    let r = a.run_message(vec![ToolCall::new("1", "Cd", json!({"to": "/a"}))]).await;
+    assert_eq!(text(&r[0]), "was /tmp with a's service");
+    let r = b.run_message(vec![ToolCall::new("1", "Cd", json!({"to": "/b"}))]).await;
+    assert_eq!(text(&r[0]), "was /tmp with base service");
+    assert_eq!((a.cwd(), b.cwd(), base.cwd()), ("/a".into(), "/b".into(), "/tmp".into()));
+    assert!(a.file_state().get(std::path::Path::new("/a")).is_some());
+    assert!(b.file_state().get(std::path::Path::new("/a")).is_none());
+    assert!(base.file_state().get(std::path::Path::new("/a")).is_none());
+    assert_eq!(a.context().app_state.get::<String>().as_deref(), Some("/a"));
+    assert_eq!(b.context().app_state.get::<String>().as_deref(), Some("/b"));
+    assert_eq!(base.context().app_state.get::<String>(), None);
+    assert_eq!(a.results().dir(), base.results().dir().join("a"));
+}

@@ -116,6 +116,11 @@ impl ToolPool {
         }
     }
 
+    /// The built-in (non-MCP) tools, in pool order.
+    pub fn builtin_tools(&self) -> impl Iterator<Item = &DynTool> {
+        self.entries.iter().filter(|e| !e.is_mcp).map(|e| &e.tool)
+    }
+
     /// The tool called `name`: exact name, then alias, then legacy name.
     pub fn get(&self, name: &str) -> Option<&DynTool> {
         self.position(name).map(|i| &self.entries[i].tool)

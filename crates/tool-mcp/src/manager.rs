@@ -264,6 +264,15 @@ pub(crate) struct ManagerInner {
     changes: watch::Sender<u64>,
 }
 
+impl ManagerInner {
+    /// Every connected server's tools, sorted by name.
+    fn tools(&self) -> Vec<DynTool> {
+        let mut tools: Vec<DynTool> = self.servers.iter().flat_map(|s| lock(&s.state).tools.clone()).collect();
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        tools
+    }
+}
+
 impl fmt::Debug for McpManager {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpManager").field("servers", &self.statuses()).finish()
@@ -342,9 +351,23 @@ impl McpManager {
 
     /// The `mcp__<server>__<tool>` tools of every connected server, sorted by name.
     pub fn tools(&self) -> Vec<DynTool> {
-        let mut tools: Vec<DynTool> = self.inner.servers.iter().flat_map(|s| lock(&s.state).tools.clone()).collect();
-        tools.sort_by(|a, b| a.name().cmp(b.name()));
-        tools
+        self.inner.tools()
+    }
+
+    /// Keeps `session`'s pool in step with the servers' tools: on every change (a
+    /// `notifications/tools/list_changed`, a reconnect that found a different list), its
+    /// MCP tools are replaced ([`toolgate_pipeline::Session::set_mcp_tools`]), so a tool a
+    /// server adds can be called in the same session. Runs until the returned task is
+    /// aborted or the manager is dropped.
+    pub fn apply_changes_to(&self, session: toolgate_pipeline::Session) -> tokio::task::JoinHandle<()> {
+        let mut changes = self.inner.changes.subscribe();
+        let inner = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                let Some(inner) = inner.upgrade() else { return };
+                session.set_mcp_tools(inner.tools());
+            }
+        })
     }
 
     /// `ListMcpResourcesTool` and `ReadMcpResourceTool`, enabled while some connected
@@ -614,6 +637,17 @@ fn route_progress(routes: &Mutex<ProgressRoutes>, params: &ProgressNotificationP
     }
 }
 
+/// What toolgate says about itself in `initialize`. The protocol version is the newest
+/// that still has `initialize` (rmcp's `ProtocolVersion::LATEST`, 2026-07-28, has none: a
+/// server of that revision answers with an error, and older servers negotiate down).
+fn client_info(opts: &ConnectOptions) -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new(opts.client_name.clone(), opts.client_version.clone()),
+    )
+    .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
+}
+
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
@@ -699,10 +733,7 @@ impl Server {
     async fn connect(&self) -> Result<Arc<Connection>, String> {
         let handler = Handler {
             server: self.me.clone(),
-            info: ClientConfig::new(
-                ClientCapabilities::default(),
-                Implementation::new(self.opts.client_name.clone(), self.opts.client_version.clone()),
-            ),
+            info: client_info(&self.opts),
             routes: Arc::new(Mutex::new(ProgressRoutes::default())),
         };
         let limit = self.opts.startup_timeout;

@@ -2,23 +2,16 @@
 //! or streamable HTTP. Every `tools/call` runs through [`Session::run_message_with`], so
 //! hooks and permission apply exactly as for a model's calls.
 
-use std::convert::Infallible;
 use std::fmt;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt as _, Full};
-use hyper::body::{Bytes, Incoming};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitationAction, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{ElicitationMode, Peer, RequestContext, RoleServer};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -28,6 +21,7 @@ use toolgate_permissions::{PromptAnswer, PromptRequest, Prompter};
 use toolgate_pipeline::{Event, EventSink, Session, ToolCall};
 
 use crate::convert::unwrap_tool_use_error;
+use crate::sessions::{SessionRegistry, SessionServices};
 
 /// How long a permission question put to the MCP client may stay unanswered before the
 /// call is denied: 10 minutes.
@@ -47,7 +41,7 @@ pub enum ServeError {
     #[error("serving MCP on {addr}, which is not a loopback address, needs a bearer token")]
     TokenRequired {
         /// The address asked for.
-        addr: SocketAddr,
+        addr: std::net::SocketAddr,
     },
     /// The service task failed.
     #[error("the MCP service stopped unexpectedly: {0}")]
@@ -73,6 +67,14 @@ pub struct ServeOptions {
     /// The prompter the session's permission engine asks, if it is an [`McpPrompter`]:
     /// the server tells it which client is calling.
     pub prompter: Option<Arc<McpPrompter>>,
+    /// Over HTTP, each MCP session runs its calls in a [`Session::fork`] of the served
+    /// session; this gives the fork its own host services (a task store and a plan file),
+    /// given the MCP session's id. Without it, forks keep the served session's services.
+    pub session_services: Option<SessionServices>,
+    /// When cancelled, serving stops: no new connection or request is taken, every running
+    /// call is cancelled (its processes killed), and [`serve_io`], [`serve_stdio`] and
+    /// [`crate::HttpServer::wait`] return. A host cancels it on `SIGTERM` or `SIGINT`.
+    pub shutdown: Option<toolgate_core::CancellationToken>,
 }
 
 impl fmt::Debug for ServeOptions {
@@ -81,6 +83,8 @@ impl fmt::Debug for ServeOptions {
             .field("name", &self.name)
             .field("version", &self.version)
             .field("prompter", &self.prompter.is_some())
+            .field("session_services", &self.session_services.is_some())
+            .field("shutdown", &self.shutdown)
             .finish_non_exhaustive()
     }
 }
@@ -99,13 +103,41 @@ impl ServeOptions {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
             prompter: None,
+            session_services: None,
+            shutdown: None,
         }
+    }
+
+    /// Stops serving when `token` is cancelled (see [`ServeOptions::shutdown`]).
+    #[must_use]
+    pub fn shutdown(mut self, token: toolgate_core::CancellationToken) -> Self {
+        self.shutdown = Some(token);
+        self
+    }
+
+    /// A token for a call or a connection: a child of [`ServeOptions::shutdown`] when one
+    /// is set.
+    pub(crate) fn stop_token(&self) -> toolgate_core::CancellationToken {
+        self.shutdown
+            .as_ref()
+            .map_or_else(toolgate_core::CancellationToken::new, toolgate_core::CancellationToken::child_token)
     }
 
     /// Sets the instructions.
     #[must_use]
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
+        self
+    }
+
+    /// Gives each MCP session over HTTP its own host services (see
+    /// [`ServeOptions::session_services`]).
+    #[must_use]
+    pub fn session_services(
+        mut self,
+        services: impl Fn(&str, &mut toolgate_core::Extensions) + Send + Sync + 'static,
+    ) -> Self {
+        self.session_services = Some(Arc::new(services));
         self
     }
 
@@ -257,42 +289,225 @@ impl Prompter for McpPrompter {
 
 /// The MCP server over a session.
 #[derive(Clone)]
-struct PoolServer {
+pub(crate) struct PoolServer {
     session: Session,
+    /// With it, each MCP session runs its calls in a fork of `session` of its own (HTTP);
+    /// without, every call runs in `session` (one client over stdio).
+    sessions: Option<Arc<SessionRegistry>>,
     opts: Arc<ServeOptions>,
-    tools: Arc<OnceLock<Vec<Tool>>>,
+    /// The MCP definitions of a pool, kept until the session's pool is replaced.
+    tools: Arc<Mutex<Option<ListedTools>>>,
+    /// The pool's changes, watched from before this client's `initialize`, so that none
+    /// is missed before `notifications/initialized` starts the announcements.
+    pool_seen: Arc<Mutex<Option<tokio::sync::watch::Receiver<u64>>>>,
     calls: Arc<AtomicU64>,
 }
 
+/// A pool and its MCP definitions.
+struct ListedTools {
+    pool: Arc<toolgate_core::ToolPool>,
+    tools: Arc<Vec<Tool>>,
+}
+
 impl PoolServer {
-    fn new(session: Session, opts: ServeOptions) -> Self {
-        Self { session, opts: Arc::new(opts), tools: Arc::new(OnceLock::new()), calls: Arc::new(AtomicU64::new(0)) }
+    /// A server whose calls all run in `session`.
+    pub(crate) fn new(session: Session, opts: ServeOptions) -> Self {
+        Self {
+            sessions: None,
+            opts: Arc::new(opts),
+            tools: Arc::new(Mutex::new(None)),
+            pool_seen: Arc::new(Mutex::new(Some(session.pool_changes()))),
+            calls: Arc::new(AtomicU64::new(0)),
+            session,
+        }
+    }
+
+    /// A handler for a new MCP session: shared caches, its own watch of the pool.
+    pub(crate) fn for_new_session(&self) -> Self {
+        Self { pool_seen: Arc::new(Mutex::new(Some(self.session.pool_changes()))), ..self.clone() }
+    }
+
+    /// A server whose calls run in the fork of their MCP session, kept in `sessions`.
+    pub(crate) fn per_session(session: Session, sessions: Arc<SessionRegistry>, opts: ServeOptions) -> Self {
+        Self { sessions: Some(sessions), ..Self::new(session, opts) }
     }
 
     /// The pool's MCP definitions, with the annotations asked of each tool with a probe
     /// input that has every required field (a typed tool cannot answer for `{}`).
-    fn tool_list(&self) -> &[Tool] {
-        self.tools.get_or_init(|| {
-            let pool = self.session.pool();
-            pool.tools()
-                .filter_map(|tool| {
-                    let mut def = pool.definition(&**tool, DefinitionFormat::Mcp);
-                    let probe = toolgate_core::probe_input(tool.input_schema());
-                    def["annotations"] = json!({
-                        "title": tool.user_facing_name(None),
-                        "readOnlyHint": tool.is_read_only(&probe),
-                        "destructiveHint": tool.is_destructive(&probe),
-                    });
-                    serde_json::from_value::<Tool>(def).ok()
-                })
-                .collect()
-        })
+    fn tool_list(&self) -> Arc<Vec<Tool>> {
+        let pool = self.session.pool();
+        let mut cached = lock(&self.tools);
+        if let Some(listed) = cached.as_ref()
+            && Arc::ptr_eq(&listed.pool, &pool)
+        {
+            return listed.tools.clone();
+        }
+        let tools: Vec<Tool> = pool
+            .tools()
+            .filter_map(|tool| {
+                let mut def = pool.definition(&**tool, DefinitionFormat::Mcp);
+                let probe = toolgate_core::probe_input(tool.input_schema());
+                def["annotations"] = json!({
+                    "title": tool.user_facing_name(None),
+                    "readOnlyHint": tool.is_read_only(&probe),
+                    "destructiveHint": tool.is_destructive(&probe)
+                        || OVERWRITING_TOOLS.binary_search(&tool.name()).is_ok(),
+                });
+                serde_json::from_value::<Tool>(def).ok()
+            })
+            .collect();
+        let tools = Arc::new(tools);
+        *cached = Some(ListedTools { pool, tools: tools.clone() });
+        tools
+    }
+}
+
+/// How long a finished call waits for its progress notifications to be sent: 5 seconds.
+const PROGRESS_FLUSH: Duration = Duration::from_secs(5);
+
+/// Sends a call's progress to the client as `notifications/progress`, in order, with a
+/// value that always increases: the tool's own `progress` number when it is above the
+/// last one sent, else the last one plus one (a per-call counter for tools that give no
+/// number). The message is kept; `total` only while the value has not passed it.
+struct ProgressForwarder {
+    tx: tokio::sync::mpsc::UnboundedSender<toolgate_core::Progress>,
+    done: tokio_util::sync::CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    fn start(token: rmcp::model::ProgressToken, peer: Peer<RoleServer>) -> Self {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<toolgate_core::Progress>();
+        let done = tokio_util::sync::CancellationToken::new();
+        let stop = done.clone();
+        let task = tokio::spawn(async move {
+            let mut last = 0.0_f64;
+            loop {
+                let progress = tokio::select! {
+                    biased;
+                    progress = rx.recv() => match progress {
+                        Some(progress) => progress,
+                        None => break,
+                    },
+                    () = stop.cancelled() => match rx.try_recv() {
+                        Ok(progress) => progress,
+                        Err(_) => break,
+                    },
+                };
+                let number = |key: &str| progress.data.as_ref().and_then(|d| d.get(key)).and_then(Value::as_f64);
+                let value = number("progress").filter(|v| v.is_finite() && *v > last).unwrap_or(last + 1.0);
+                last = value;
+                let total = number("total").filter(|t| t.is_finite() && *t >= value);
+                let message = Some(progress.message).filter(|m| !m.is_empty());
+                let param = json!({"progressToken": token, "progress": value, "total": total, "message": message});
+                if let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param)
+                    && peer.notify_progress(param).await.is_err()
+                {
+                    break;
+                }
+            }
+        });
+        Self { tx, done, task }
+    }
+
+    /// What the call's event sink calls for each progress report.
+    fn reporter(&self) -> impl Fn(toolgate_core::Progress) + Send + Sync + 'static {
+        let tx = self.tx.clone();
+        move |progress| {
+            let _ = tx.send(progress);
+        }
+    }
+
+    /// Sends what is queued (for at most [`PROGRESS_FLUSH`]) and stops; later reports (a
+    /// background task's) are dropped.
+    async fn finish(self) {
+        self.done.cancel();
+        drop(self.tx);
+        let mut task = self.task;
+        if tokio::time::timeout(PROGRESS_FLUSH, &mut task).await.is_err() {
+            task.abort();
+        }
+    }
+}
+
+/// Built-in tools that may overwrite or delete what exists (a file's content, anything a
+/// command touches), whatever the probe input used for the annotations says: they are
+/// announced `destructiveHint: true` (MCP's "may perform destructive updates").
+const OVERWRITING_TOOLS: &[&str] =
+    &["ApplyPatch", "Bash", "Edit", "ExitWorktree", "MultiEdit", "NotebookEdit", "PowerShell", "Write"];
+
+/// The requests a client may send a server under the MCP specification (2025-11-25), with
+/// what each requires of its params. rmcp hands a request whose params do not parse to
+/// `on_custom_request`; for these methods that means invalid params (-32602), not an
+/// unknown method (-32601).
+const CLIENT_REQUESTS: &[(&str, &str)] = &[
+    ("completion/complete", "`ref` and `argument`"),
+    ("initialize", "`protocolVersion`, `capabilities` and `clientInfo`"),
+    ("logging/setLevel", "`level`"),
+    ("ping", "no params or an object"),
+    ("prompts/get", "a string `name`"),
+    ("prompts/list", "an optional string `cursor`"),
+    ("resources/list", "an optional string `cursor`"),
+    ("resources/read", "a string `uri`"),
+    ("resources/subscribe", "a string `uri`"),
+    ("resources/templates/list", "an optional string `cursor`"),
+    ("resources/unsubscribe", "a string `uri`"),
+    ("tasks/cancel", "a string `taskId`"),
+    ("tasks/get", "a string `taskId`"),
+    ("tasks/list", "an optional string `cursor`"),
+    ("tasks/result", "a string `taskId`"),
+    ("tools/call", "a string `name` and an optional object `arguments`"),
+    ("tools/list", "an optional string `cursor`"),
+];
+
+/// The error for a request rmcp could not parse: -32602 naming what the params need for a
+/// method MCP defines, else -32601.
+fn unparsed_request(method: &str) -> ErrorData {
+    match CLIENT_REQUESTS.binary_search_by_key(&method, |(m, _)| m) {
+        Ok(at) => {
+            let needs = CLIENT_REQUESTS[at].1;
+            ErrorData::invalid_params(format!("invalid params for {method}: it needs {needs}"), None)
+        }
+        Err(_) => ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, format!("unknown method {method}"), None),
     }
 }
 
 impl ServerHandler for PoolServer {
+    /// From now on, the client hears `notifications/tools/list_changed` whenever the
+    /// session's pool changes (a served MCP server changed its tools), until its session
+    /// ends, serving stops or it cannot be reached.
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        let mut changes = lock(&self.pool_seen).take().unwrap_or_else(|| self.session.pool_changes());
+        let ended = match &self.sessions {
+            Some(sessions) => sessions.scope_in(&context.extensions).cancel,
+            None => self.opts.stop_token(),
+        };
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    () = ended.cancelled() => return,
+                }
+            }
+        });
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(unparsed_request(&request.method))
+    }
+
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info =
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build());
         info.server_info = rmcp::model::Implementation::new(self.opts.name.clone(), self.opts.version.clone());
         info.instructions.clone_from(&self.opts.instructions);
         info
@@ -303,7 +518,7 @@ impl ServerHandler for PoolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tool_list().to_vec()))
+        Ok(ListToolsResult::with_all_items(self.tool_list().as_ref().clone()))
     }
 
     async fn call_tool(
@@ -320,9 +535,10 @@ impl ServerHandler for PoolServer {
             p.begin(&key, &request.name, &context.peer);
         }
         let progress_token = context.meta.get_progress_token();
-        let events: Option<EventSink> = if prompter.is_some() || progress_token.is_some() {
-            let peer = context.peer.clone();
+        let progress = progress_token.map(|token| ProgressForwarder::start(token, context.peer.clone()));
+        let events: Option<EventSink> = if prompter.is_some() || progress.is_some() {
             let prompter = prompter.clone();
+            let reports = progress.as_ref().map(ProgressForwarder::reporter);
             let sink: EventSink = Arc::new(move |event| match event {
                 Event::CallStarted { tool_use_id, summary, .. } => {
                     if let Some(p) = &prompter {
@@ -330,21 +546,8 @@ impl ServerHandler for PoolServer {
                     }
                 }
                 Event::Progress(progress) => {
-                    if let Some(token) = &progress_token {
-                        let total = progress.data.as_ref().and_then(|d| d.get("total")).and_then(Value::as_f64);
-                        let value = progress.data.as_ref().and_then(|d| d.get("progress")).and_then(Value::as_f64);
-                        let param = json!({
-                            "progressToken": token,
-                            "progress": value.unwrap_or(0.0),
-                            "total": total,
-                            "message": progress.message,
-                        });
-                        if let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param) {
-                            let peer = peer.clone();
-                            tokio::spawn(async move {
-                                let _ = peer.notify_progress(param).await;
-                            });
-                        }
+                    if let Some(report) = &reports {
+                        report(progress);
                     }
                 }
                 _ => {}
@@ -353,9 +556,29 @@ impl ServerHandler for PoolServer {
         } else {
             None
         };
-        let results = self.session.run_message_with(vec![call], context.ct.clone(), events).await;
+        let (session, cancel) = match &self.sessions {
+            Some(sessions) => {
+                let scoped = sessions.scope_of(&context);
+                (scoped.session, scoped.cancel.child_token())
+            }
+            None => (self.session.clone(), self.opts.stop_token()),
+        };
+        // Cancelled when the client cancels the request or its session ends.
+        let run = session.run_message_with(vec![call], cancel.clone(), events);
+        tokio::pin!(run);
+        let results = tokio::select! {
+            results = &mut run => results,
+            () = context.ct.cancelled() => {
+                cancel.cancel();
+                run.await
+            }
+        };
         if let Some(p) = &prompter {
             p.end(&key);
+        }
+        // Every progress notification goes out before the result.
+        if let Some(progress) = progress {
+            progress.finish().await;
         }
         let Some(result) = results.into_iter().next() else {
             return Err(ErrorData::internal_error("the pipeline returned no result", None));
@@ -425,148 +648,17 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let running =
-        PoolServer::new(session, opts).serve((read, write)).await.map_err(|e| ServeError::Initialize(e.to_string()))?;
+    let stop = opts.stop_token();
+    let server = PoolServer::new(session, opts);
+    let running = tokio::select! {
+        running = server.serve_with_ct((read, write), stop.child_token()) => {
+            running.map_err(|e| ServeError::Initialize(e.to_string()))?
+        }
+        // Stopped before the client initialized.
+        () = stop.cancelled() => return Ok(()),
+    };
     running.waiting().await.map_err(|e| ServeError::Task(e.to_string()))?;
     Ok(())
-}
-
-/// A running streamable-HTTP MCP server ([`serve_http`]).
-#[derive(Debug)]
-pub struct HttpServer {
-    local_addr: SocketAddr,
-    cancel: tokio_util::sync::CancellationToken,
-    task: JoinHandle<()>,
-}
-
-impl HttpServer {
-    /// The address it listens on (with the real port when port 0 was asked for).
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
-    }
-
-    /// The endpoint URL, `http://ADDR/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.local_addr)
-    }
-
-    /// Stops accepting connections, ends every session and waits for the accept loop.
-    pub async fn shutdown(self) {
-        self.cancel.cancel();
-        let _ = self.task.await;
-    }
-
-    /// Waits until the server stops (it runs until [`HttpServer::shutdown`] or an error).
-    ///
-    /// # Errors
-    ///
-    /// [`ServeError::Task`] when the accept loop panicked.
-    pub async fn wait(self) -> Result<(), ServeError> {
-        self.task.await.map_err(|e| ServeError::Task(e.to_string()))
-    }
-}
-
-/// The largest request body [`serve_http`] reads: 4 MiB (rmcp's default, stated here so it
-/// cannot change unnoticed); a larger one is refused with `413 Payload Too Large` before it
-/// is buffered. (Over stdio, rmcp drops any line over 16 MiB unread.)
-pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
-
-type HttpResponse = hyper::Response<BoxBody<Bytes, Infallible>>;
-
-fn unauthorized() -> HttpResponse {
-    let body = Full::new(Bytes::from_static(b"{\"error\":\"a valid bearer token is required\"}")).boxed();
-    let mut response = hyper::Response::new(body);
-    *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
-    response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, hyper::header::HeaderValue::from_static("Bearer"));
-    response
-}
-
-/// Compares in time independent of where the first difference is.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-fn authorized(request: &hyper::Request<Incoming>, token: &str) -> bool {
-    request
-        .headers()
-        .get(hyper::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .is_some_and(|given| same_secret(given.trim().as_bytes(), token.as_bytes()))
-}
-
-/// Serves the session's pool over streamable HTTP at `http://ADDR/mcp` (any path is
-/// accepted). A loopback address needs no token; any other address needs
-/// `bearer_token`, and then every request must carry `Authorization: Bearer <token>`
-/// (a loopback server checks a token too when one is given). Returns once listening.
-///
-/// # Errors
-///
-/// [`ServeError::TokenRequired`] for a non-loopback address without a token;
-/// [`ServeError::Io`] when the address cannot be bound.
-pub async fn serve_http(
-    session: Session,
-    addr: SocketAddr,
-    bearer_token: Option<String>,
-    opts: ServeOptions,
-) -> Result<HttpServer, ServeError> {
-    use hyper_util::rt::TokioIo;
-    use hyper_util::service::TowerToHyperService;
-
-    let loopback = addr.ip().is_loopback();
-    if !loopback && bearer_token.as_deref().is_none_or(str::is_empty) {
-        return Err(ServeError::TokenRequired { addr });
-    }
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let local_addr = listener.local_addr()?;
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let mut config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(cancel.child_token())
-        .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES);
-    if !loopback {
-        // The token guards the server; DNS rebinding is a loopback concern.
-        config = config.disable_allowed_hosts();
-    }
-    let handler = PoolServer::new(session, opts);
-    let service =
-        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
-    let token: Option<Arc<str>> = bearer_token.filter(|t| !t.is_empty()).map(Arc::from);
-    let accept_cancel = cancel.clone();
-    let task = tokio::spawn(async move {
-        loop {
-            let stream = tokio::select! {
-                () = accept_cancel.cancelled() => break,
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => stream,
-                    Err(_) => continue,
-                },
-            };
-            let inner = TowerToHyperService::new(service.clone());
-            let token = token.clone();
-            let svc = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                let inner = inner.clone();
-                let token = token.clone();
-                async move {
-                    if let Some(token) = &token
-                        && !authorized(&request, token)
-                    {
-                        return Ok::<_, Infallible>(unauthorized());
-                    }
-                    hyper::service::Service::call(&inner, request).await
-                }
-            });
-            let conn_cancel = accept_cancel.clone();
-            tokio::spawn(async move {
-                let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
-                tokio::pin!(conn);
-                tokio::select! {
-                    _ = conn.as_mut() => {}
-                    () = conn_cancel.cancelled() => conn.as_mut().graceful_shutdown(),
-                }
-            });
-        }
-    });
-    Ok(HttpServer { local_addr, cancel, task })
 }
 
 #[cfg(test)]
@@ -574,18 +666,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn secrets_compare_whole() {
-        assert!(same_secret(b"abc", b"abc"));
-        assert!(!same_secret(b"abc", b"abd"));
-        assert!(!same_secret(b"abc", b"abcd"));
-    }
-
-    #[tokio::test]
-    async fn non_loopback_addresses_need_a_token() {
-        let session = Session::builder().cwd("/tmp").build();
-        let addr: SocketAddr = "0.0.0.0:0".parse().unwrap();
-        let err = serve_http(session, addr, None, ServeOptions::new()).await.unwrap_err();
-        assert!(matches!(err, ServeError::TokenRequired { .. }), "{err}");
+    fn the_client_requests_are_sorted_and_unique() {
+        assert!(CLIENT_REQUESTS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(OVERWRITING_TOOLS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(unparsed_request("tools/call").code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert_eq!(unparsed_request("tools/callx").code, rmcp::model::ErrorCode::METHOD_NOT_FOUND);
     }
 
     #[test]

@@ -71,6 +71,15 @@ struct PlanServices {
     file: PlanFile,
 }
 
+impl PlanServices {
+    /// The plan file of the call's session: the one in its context's extensions (a host
+    /// that serves several sessions gives each its own), else the one the tools were built
+    /// with.
+    fn file(&self, ctx: &ToolContext) -> PlanFile {
+        ctx.extensions.get::<PlanFile>().map_or_else(|| self.file.clone(), |f| (*f).clone())
+    }
+}
+
 /// EnterPlanMode and ExitPlanMode; disabled unless both services are there.
 pub(crate) fn tools(dialog: Option<Arc<dyn UserDialog>>, file: Option<PlanFile>) -> Vec<DynTool> {
     let services = dialog.zip(file).map(|(dialog, file)| PlanServices { dialog, file });
@@ -128,7 +137,7 @@ impl TypedTool for EnterPlanMode {
         }
         ctx.app_state.set(PlanMemory { previous: Some(ctx.permission_mode) });
         let structured = json!({"mode": "plan", "previousMode": ctx.permission_mode.as_str()});
-        Ok(ToolOutput::text(prompt::entered(services.file.path()))
+        Ok(ToolOutput::text(prompt::entered(services.file(ctx).path()))
             .with_structured(structured)
             .with_context_change(ContextChange::PermissionMode(PermissionMode::Plan)))
     }
@@ -151,13 +160,13 @@ struct ExitPlanMode {
 }
 
 impl ExitPlanMode {
-    /// The plan to present: the input's, else the plan file's.
-    fn plan(&self, input: &ExitPlanModeInput) -> Option<String> {
+    /// The plan to present: the input's, else the session's plan file's.
+    fn plan(&self, input: &ExitPlanModeInput, ctx: &ToolContext) -> Option<String> {
         input
             .plan
             .clone()
             .filter(|p| !p.trim().is_empty())
-            .or_else(|| self.services.as_ref().and_then(|s| s.file.read()))
+            .or_else(|| self.services.as_ref().and_then(|s| s.file(ctx).read()))
     }
 }
 
@@ -194,18 +203,19 @@ impl TypedTool for ExitPlanMode {
             ))
             .with_hint("Go ahead with the work; call EnterPlanMode first when you want a plan approved."));
         }
-        if self.plan(input).is_none() {
+        if self.plan(input, ctx).is_none() {
             return Err(ToolError::invalid_input("there is no plan to present")
                 .with_hint("Pass the plan as markdown in `plan`."));
         }
         Ok(())
     }
     /// Hooks and the person see the plan even when it came from the plan file.
-    fn normalize_input(&self, input: &Value, _: &ToolContext) -> Value {
+    fn normalize_input(&self, input: &Value, ctx: &ToolContext) -> Value {
         let given = input.get("plan").and_then(Value::as_str).is_some_and(|p| !p.trim().is_empty());
         let mut out = input.clone();
         if !given
-            && let (Some(obj), Some(plan)) = (out.as_object_mut(), self.services.as_ref().and_then(|s| s.file.read()))
+            && let (Some(obj), Some(plan)) =
+                (out.as_object_mut(), self.services.as_ref().and_then(|s| s.file(ctx).read()))
         {
             obj.insert("plan".to_owned(), Value::String(plan));
         }
@@ -213,10 +223,10 @@ impl TypedTool for ExitPlanMode {
     }
     async fn call(&self, input: ExitPlanModeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let services = self.services.as_ref().ok_or_else(missing)?;
-        let plan = self.plan(&input).ok_or_else(|| {
+        let plan = self.plan(&input, ctx).ok_or_else(|| {
             ToolError::invalid_input("there is no plan to present").with_hint("Pass the plan as markdown in `plan`.")
         })?;
-        let path = services.file.path().to_path_buf();
+        let path = services.file(ctx).path().to_path_buf();
         let mut text = plan.clone();
         if !text.ends_with('\n') {
             text.push('\n');

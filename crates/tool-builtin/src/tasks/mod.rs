@@ -52,17 +52,28 @@ fn board(board: Option<&Arc<TaskBoard>>) -> Result<&TaskBoard, ToolError> {
 }
 
 impl TaskBoard {
-    async fn read(&self) -> Result<TaskList, ToolError> {
+    /// The store of the call's session: the one in its context's extensions (a host that
+    /// serves several sessions gives each its own), else the one the tools were built with.
+    fn store(&self, ctx: &ToolContext) -> Arc<dyn TaskStore> {
+        ctx.extensions.get::<Arc<dyn TaskStore>>().map_or_else(|| self.store.clone(), |s| (*s).clone())
+    }
+
+    async fn read(&self, ctx: &ToolContext) -> Result<TaskList, ToolError> {
         let _guard = self.lock.lock().await;
-        self.store.load().map_err(|e| store_error(&e))
+        self.store(ctx).load().map_err(|e| store_error(&e))
     }
 
     /// Loads, applies `f`, and saves when `f` succeeds (nothing is saved on an error).
-    async fn change<R>(&self, f: impl FnOnce(&mut TaskList) -> Result<R, ToolError>) -> Result<R, ToolError> {
+    async fn change<R>(
+        &self,
+        ctx: &ToolContext,
+        f: impl FnOnce(&mut TaskList) -> Result<R, ToolError>,
+    ) -> Result<R, ToolError> {
         let _guard = self.lock.lock().await;
-        let mut list = self.store.load().map_err(|e| store_error(&e))?;
+        let store = self.store(ctx);
+        let mut list = store.load().map_err(|e| store_error(&e))?;
         let out = f(&mut list)?;
-        self.store.save(&list).map_err(|e| store_error(&e))?;
+        store.save(&list).map_err(|e| store_error(&e))?;
         Ok(out)
     }
 }
@@ -155,9 +166,9 @@ impl TypedTool for TaskCreate {
         }
         Ok(())
     }
-    async fn call(&self, input: TaskCreateInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: TaskCreateInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let task = board(self.board.as_ref())?
-            .change(|list| {
+            .change(ctx, |list| {
                 let task = Task {
                     id: list.next_id.to_string(),
                     subject: input.subject.trim().to_owned(),
@@ -226,8 +237,8 @@ impl TypedTool for TaskGet {
     fn check_permissions(&self, _: &TaskGetInput, _: &ToolContext) -> PermissionCheck {
         allow()
     }
-    async fn call(&self, input: TaskGetInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let list = board(self.board.as_ref())?.read().await?;
+    async fn call(&self, input: TaskGetInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let list = board(self.board.as_ref())?.read(ctx).await?;
         let id = input.task_id.trim().trim_start_matches('#');
         let task = list.get(id).ok_or_else(|| unknown(id, &list))?;
         let mut text = format!("Task #{}: {}\nStatus: {}\n", task.id, task.subject, task.status.as_str());
@@ -399,10 +410,10 @@ impl TypedTool for TaskUpdate {
         }
         Ok(())
     }
-    async fn call(&self, input: TaskUpdateInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: TaskUpdateInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let id = input.task_id.trim().trim_start_matches('#').to_owned();
         let (text, task) = board(self.board.as_ref())?
-            .change(|list| {
+            .change(ctx, |list| {
                 if list.get(&id).is_none() {
                     return Err(unknown(&id, list));
                 }
@@ -535,8 +546,8 @@ impl TypedTool for ListTasks {
     fn check_permissions(&self, _: &TaskListInput, _: &ToolContext) -> PermissionCheck {
         allow()
     }
-    async fn call(&self, _: TaskListInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let list = board(self.board.as_ref())?.read().await?;
+    async fn call(&self, _: TaskListInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let list = board(self.board.as_ref())?.read(ctx).await?;
         if list.tasks.is_empty() {
             return Ok(
                 ToolOutput::text("No tasks yet. Add some with TaskCreate.").with_structured(json!({"tasks": []}))

@@ -323,3 +323,41 @@ async fn streamable_http_calls_and_progress() {
     manager.shutdown().await;
     let _ = child.terminate().await;
 }
+
+/// Regression: `notifications/tools/list_changed` from a server was not applied: a tool it
+/// added was "No such tool available" in the same session. With the manager applying its
+/// changes to the session, the new tool is called through the session's pipeline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_a_server_adds_is_callable_in_the_same_session() {
+    let manager = connect(vec![test_server_config("test")]).await;
+    let session = Session::builder()
+        .cwd(std::env::temp_dir())
+        .mcp_tools(manager.tools())
+        .mode(PermissionMode::BypassPermissions)
+        .build();
+    let updates = manager.apply_changes_to(session.clone());
+    let r = session.run_message(vec![ToolCall::new("1", "mcp__test__later", json!({}))]).await;
+    assert!(r[0].is_error, "the tool does not exist yet");
+    let r = session.run_message(vec![ToolCall::new("2", "mcp__test__add_tool", json!({"name": "later"}))]).await;
+    assert!(!r[0].is_error, "{:?}", r[0].content);
+    // The change arrives as a notification, then a refresh: nothing to wait on but the pool.
+    let mut appeared = false;
+    for _ in 0..500 {
+        if session.pool().get("mcp__test__later").is_some() {
+            appeared = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(appeared, "the new tool never reached the session's pool");
+    let r = session.run_message(vec![ToolCall::new("3", "mcp__test__later", json!({}))]).await;
+    assert!(!r[0].is_error, "{:?}", r[0].content);
+    assert_eq!(r[0].content[0].as_text(), Some("later ran"));
+    // The built-in tools and the order are kept.
+    let names: Vec<String> = session.pool().names().map(str::to_owned).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    updates.abort();
+    manager.shutdown().await;
+}

@@ -9,6 +9,7 @@
 mod client;
 mod everything;
 mod faults;
+mod http;
 mod serve;
 mod sse;
 mod support;

@@ -142,6 +142,11 @@ async fn toolgate_serves_read_and_edit_to_its_own_client_with_rules_hooks_and_pr
         StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(TOKEN),
     );
     let plain = approver.clone().serve(transport).await.unwrap();
+    // Its own session: it reads the file before editing it (the other client's Read is
+    // not its own).
+    let read = json!({"file_path": notes}).as_object().cloned().unwrap();
+    let result = plain.call_tool(CallToolRequestParams::new("Read").with_arguments(read)).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
     let args = edit.as_object().cloned().unwrap();
     let result = plain.call_tool(CallToolRequestParams::new("Edit").with_arguments(args)).await.unwrap();
     let out = serde_json::to_value(&result).unwrap();
@@ -183,6 +188,12 @@ async fn serving_over_a_socket_pair_lists_annotated_tools_and_runs_calls() {
     let read_def = tools.iter().find(|t| t.name == "Read").expect("Read is served");
     let annotations = read_def.annotations.as_ref().unwrap();
     assert_eq!(annotations.read_only_hint, Some(true));
+    // Regression: Bash, Write and Edit were announced `destructiveHint: false`.
+    for name in ["Bash", "Write", "Edit", "MultiEdit", "ApplyPatch", "NotebookEdit"] {
+        let def = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} is served"));
+        let annotations = def.annotations.as_ref().unwrap();
+        assert_eq!((annotations.read_only_hint, annotations.destructive_hint), (Some(false), Some(true)), "{name}");
+    }
     let notes = dir.path().join("notes.txt").to_string_lossy().into_owned();
     let args = json!({"file_path": notes}).as_object().cloned().unwrap();
     let result = client.call_tool(CallToolRequestParams::new("Read").with_arguments(args)).await.unwrap();
@@ -190,6 +201,46 @@ async fn serving_over_a_socket_pair_lists_annotated_tools_and_runs_calls() {
     let result = client.call_tool(CallToolRequestParams::new("Nope")).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     assert!(result.content[0].as_text().unwrap().text.starts_with("No such tool available: Nope."));
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+}
+
+/// A client that reports each `notifications/tools/list_changed` on a channel.
+#[derive(Clone)]
+struct ListWatcher(tokio::sync::mpsc::UnboundedSender<()>);
+
+impl ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        let _ = self.0.send(());
+    }
+}
+
+/// When the served pool changes (a served MCP server added a tool), toolgate tells its
+/// own clients with `notifications/tools/list_changed`, and `tools/list` has the new tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_of_the_served_pool_is_announced_to_the_client() {
+    let dir = project();
+    let prompter = McpPrompter::new();
+    let session = serving_session(dir.path(), prompter.clone());
+    let (server_side, client_side) = tokio::net::UnixStream::pair().unwrap();
+    let (read, write) = server_side.into_split();
+    let served = tokio::spawn(serve_io(session.clone(), read, write, ServeOptions::new().prompter(prompter)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = ListWatcher(tx).serve(client_side).await.unwrap();
+    let capabilities = client.peer_info().unwrap().capabilities.tools.clone().unwrap();
+    assert_eq!(capabilities.list_changed, Some(true));
+    assert!(!client.list_all_tools().await.unwrap().iter().any(|t| t.name == "mcp__late__tool"));
+    let late = toolgate_core::ToolBuilder::new("mcp__late__tool")
+        .schema(json!({"type": "object", "properties": {}}))
+        .read_only(true)
+        .call(|_, _| async { Ok(toolgate_core::ToolOutput::text("late")) })
+        .build();
+    session.set_mcp_tools([late]);
+    tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv())
+        .await
+        .expect("no notifications/tools/list_changed")
+        .unwrap();
+    assert!(client.list_all_tools().await.unwrap().iter().any(|t| t.name == "mcp__late__tool"));
     client.cancel().await.unwrap();
     served.await.unwrap().unwrap();
 }
