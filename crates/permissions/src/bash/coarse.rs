@@ -24,11 +24,31 @@ pub(super) struct Command {
     pub(super) words: Vec<(String, usize, usize)>,
 }
 
-/// The commands of `src`, read coarsely (see the module documentation).
+/// The commands of `src`, read coarsely (see the module documentation): the whole text, then
+/// each of its lines on its own, so that a quote bash reads otherwise (in a here-document body,
+/// an apostrophe in a comment) cannot hide the lines after it.
 pub(super) fn commands(src: &str) -> Vec<Command> {
-    let mut reader =
-        Reader { src: src.as_bytes(), at: 0, commands: Vec::new(), current: Command::default(), split: false };
+    let mut all = read_from(src.as_bytes(), 0);
+    if src.contains('\n') {
+        let mut start = 0;
+        for line in src.split('\n') {
+            all.extend(read_from(line.as_bytes(), start));
+            start += line.len() + 1;
+        }
+    }
+    all
+}
+
+/// The coarse commands of `src`, their spans moved by `offset`.
+fn read_from(src: &[u8], offset: usize) -> Vec<Command> {
+    let mut reader = Reader { src, at: 0, commands: Vec::new(), current: Command::default(), split: false };
     reader.read();
+    for command in &mut reader.commands {
+        for word in &mut command.words {
+            word.1 += offset;
+            word.2 += offset;
+        }
+    }
     reader.commands
 }
 
@@ -204,10 +224,19 @@ mod tests {
 
     #[test]
     fn operators_newlines_and_substitutions_split_commands() {
-        assert_eq!(read("cat <<EOF ; rm -rf x\nx\nEOF"), ["cat", "rm -rf x", "x", "EOF"]);
-        assert_eq!(read("a && b | c; (d) & e\nf"), ["a", "b", "c", "d", "e", "f"]);
+        assert_eq!(
+            read("cat <<EOF ; rm -rf x\nx\nEOF"),
+            ["cat", "rm -rf x", "x", "EOF", "cat", "rm -rf x", "x", "EOF"]
+        );
+        assert_eq!(read("a && b | c; (d) & e; f"), ["a", "b", "c", "d", "e", "f"]);
         assert_eq!(read("echo $(rm x) `touch y`"), ["echo", "rm x", "touch y"]);
         assert_eq!(read("if X=1 sudo rm -rf / ; then :; fi # rm z"), ["sudo rm -rf /", ":"]);
+    }
+
+    #[test]
+    fn each_line_is_also_read_on_its_own() {
+        let commands = read("cat <<EOF\nit's\nEOF\necho x\nrm -rf y");
+        assert!(commands.contains(&"rm -rf y".to_owned()), "{commands:?}");
     }
 
     #[test]
@@ -215,6 +244,6 @@ mod tests {
         assert_eq!(read("r'm' \"-rf\" \\x > out 2>&1 < in"), ["rm -rf x"]);
         assert_eq!(read("echo \"a \\\"b\\\" \\$c\""), ["echo a \"b\" $c"]);
         assert_eq!(read("echo \"x $(rm -rf y) `touch z`\""), ["echo x ", "rm -rf y", "touch z"]);
-        assert_eq!(read("git \\\n push"), ["git push"]);
+        assert_eq!(read("git \\\n push")[0], "git push");
     }
 }
