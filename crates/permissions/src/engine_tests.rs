@@ -905,6 +905,7 @@ fn words_and_substitutions_are_read_as_bash_reads_them() {
         "cat <<EOF ; rm -rf x\nx\nEOF",
         "cat <<'EOF'\n\\\nEOF\nrm -rf y\nEOF",
         "cat <<EOF\nit's\nEOF\necho x \\\r\nrm -rf y",
+        "echo a\\\n#; rm -rf y",
         "if [ -f x | rm -rf y ]; then echo ok; fi",
         "echo \"$(sh''\n\\rm -rf x)\"",
         "wc -l \"${a#`rm -rf x`}\"",

@@ -1356,3 +1356,18 @@ fn plain_lines_are_analysed_as_their_trees_say() {
     );
     assert!(compared > 3_000, "only {compared} plain lines compared");
 }
+
+/// A text whose substitutions each hold all the next ones is not read substitution by
+/// substitution (that grows with the square of the line): it hides what runs instead.
+#[test]
+fn nested_substitutions_in_text_stay_linear() {
+    for line in [
+        format!("read '{}'", "a[$(".repeat(2400)),
+        format!("echo \"${{a['{}']}}\"", "$(".repeat(2400)),
+        format!("echo $(('{}'))", "$(".repeat(2400)),
+    ] {
+        let analysis = analyze(&line);
+        assert!(analysis.hazards.iter().any(Hazard::hides_what_runs), "{:?}", analysis.hazards);
+        assert!(analysis.commands.len() < 100, "{} commands", analysis.commands.len());
+    }
+}

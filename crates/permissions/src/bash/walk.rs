@@ -141,6 +141,9 @@ impl<'s> Output<'s> {
 
     /// Parses `src` as it is and walks it into this output.
     fn walk_source(&mut self, src: &'s str) {
+        // `a\<newline>#` is `a#` to bash (the continuation goes, the `#` is inside a word);
+        // tree-sitter starts a comment there, which would hide the rest of the line.
+
         if self.plain
             && let Some(statements) = plain::line(src)
             && self.depth + plain_depth(&statements) < MAX_DEPTH
@@ -150,6 +153,11 @@ impl<'s> Output<'s> {
             return;
         }
         let outer_unsure = std::mem::replace(&mut self.unsure, false);
+        // `a\<newline>#` is `a#` to bash (the continuation goes, the `#` is inside a word);
+        // tree-sitter starts a comment there, which would hide the rest of the line.
+        if continued_into_a_hash(src) {
+            self.hazard(Hazard::ParseError);
+        }
         self.walk_tree(src);
         if self.unsure {
             self.walk_coarse(src);
@@ -732,7 +740,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                     if !backticks {
                         scripts.extend(backtick_scripts(text));
                     }
-                    self.scripts.extend(scripts);
+                    self.scripts.extend(bounded(self.out, scripts));
                     return;
                 }
             }
@@ -749,7 +757,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 let body = self.text(current);
                 let mut scripts = backtick_scripts(body);
                 scripts.extend(dollar_paren_scripts(body, &[]));
-                self.scripts.extend(scripts);
+                self.scripts.extend(bounded(self.out, scripts));
             } else if cursor.goto_first_child() {
                 continue;
             }
@@ -1411,6 +1419,21 @@ fn ends_a_line(gap: &str) -> bool {
     bytes.iter().enumerate().any(|(i, &b)| b == b'\n' && (i == 0 || bytes[i - 1] != b'\\'))
 }
 
+/// How many substitutions one piece of text may yield to be read from the text; past that
+/// (`read 'a[$(a[$(a[$(…'`, each one holding all the next) the reading would grow with the
+/// square of the line.
+const MAX_TEXT_SCRIPTS: usize = 8;
+
+/// `scripts` found in a text, or none and a hazard that hides what runs when there are more
+/// than [`MAX_TEXT_SCRIPTS`].
+pub(super) fn bounded(out: &mut Output<'_>, scripts: Vec<String>) -> Vec<String> {
+    if scripts.len() > MAX_TEXT_SCRIPTS {
+        out.too_deep();
+        return Vec::new();
+    }
+    scripts
+}
+
 /// Whether a backtick substitution's text (`` `…` ``) holds an unescaped backtick before its
 /// closing one.
 fn backticks_inside(text: &str) -> bool {
@@ -1442,6 +1465,12 @@ fn has_unquoted_operator(text: &[u8]) -> bool {
         i += 1;
     }
     false
+}
+
+/// Whether `src` holds a line continuation (an odd run of backslashes, a newline) followed
+/// at once by `#`.
+fn continued_into_a_hash(src: &str) -> bool {
+    src.match_indices("\\\n#").any(|(at, _)| src[..at].bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0)
 }
 
 /// Whether an unquoted word's text holds a space, tab or newline that no backslash escapes.

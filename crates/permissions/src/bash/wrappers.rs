@@ -1392,7 +1392,7 @@ impl<'s> Walker<'s, '_, '_> {
                 self.out.hazard(Hazard::CommandSubstitution);
                 let mut scripts = super::walk::backtick_scripts(&word.value);
                 scripts.extend(super::walk::dollar_paren_scripts(&word.value, &[]));
-                for script in scripts {
+                for script in super::walk::bounded(self.out, scripts) {
                     self.nested(Cow::Owned(script), &[]);
                 }
             }

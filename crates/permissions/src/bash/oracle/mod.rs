@@ -10,7 +10,9 @@
 //! - [`generate`] makes lines from a grammar and by mutating known lines; [`minimise`] shrinks a
 //!   diverging line before it is reported;
 //! - `regressions.jsonl` holds lines that diverged once (`{"command": …, "found": …}`); the gate
-//!   tests run them all, and a bounded generated run, and fail listing every divergence.
+//!   tests run them all, and a bounded generated run, and fail listing every divergence;
+//! - `pending.jsonl` holds divergences a long run found that no fix has closed yet, in the same
+//!   form: no test runs them; each moves to `regressions.jsonl` with the fix that closes it.
 //!
 //! `cargo xtask fuzz shell --minutes N` runs the long, ignored test ([`oracle_long_run`]).
 
