@@ -1395,7 +1395,12 @@ impl<'s, 't> Walker<'s, 't, '_> {
 
 /// Whether `text`, a word as written, is an assignment to bash: an unquoted name, then `=`.
 pub(super) fn is_shell_assignment(text: &str) -> bool {
-    text.split_once('=').is_some_and(|(name, _)| is_identifier(name))
+    text.split_once('=').is_some_and(|(name, _)| {
+        // `NAME=`, `NAME+=`, `NAME[…]=` (the subscript unquoted in the text).
+        let name = name.strip_suffix('+').unwrap_or(name);
+        let name = name.strip_suffix(']').and_then(|n| n.split_once('[')).map_or(name, |(base, _)| base);
+        is_identifier(name)
+    })
 }
 
 /// Whether `name`, the name of an assignment as tree-sitter reads it, is one bash assigns

@@ -1219,7 +1219,11 @@ impl<'s> Walker<'s, '_, '_> {
             if wrapper == Wrapper::Time
                 && let Some(mut next) = stripped.next
             {
-                // `time X=1 cmd`: bash's parser reads unquoted assignments after the keyword.
+                // `time X=1 cmd`: bash's parser reads unquoted assignments after the keyword
+                // (and after a `!` that negates the pipeline).
+                while words.get(next).is_some_and(|w| self.slice(w.start, w.end) == "!") {
+                    next += 1;
+                }
                 while let Some(word) = words.get(next).filter(|w| is_shell_assignment(self.slice(w.start, w.end))) {
                     stripped.assignments.extend(as_assignment(word));
                     next += 1;
@@ -1384,7 +1388,8 @@ impl<'s> Walker<'s, '_, '_> {
     /// as variable names with a subscript: `read 'a[$(rm x)]'`, `unset`, `printf -v`, `test
     /// -v`, `let` … expand a `$(…)` or backtick inside the subscript however it was quoted.
     fn evaluated_arguments(&mut self, words: &[Word<'s>]) {
-        if EVALUATING_BUILTINS.binary_search(&&*words[0].value).is_err() {
+        // `[[` is a keyword, not a builtin, and evaluates `-eq` operands as arithmetic.
+        if EVALUATING_BUILTINS.binary_search(&&*words[0].value).is_err() && words[0].value != "[[" {
             return;
         }
         for word in &words[1..] {
