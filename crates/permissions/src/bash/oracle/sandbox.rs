@@ -59,6 +59,9 @@ pub(super) const WORK: &str = "/opt/oracle/work";
 /// `HOME` inside the sandbox.
 pub(super) const HOME: &str = "/opt/oracle/home";
 
+/// How many times a batch is started again when bubblewrap fails to build its sandbox.
+const BWRAP_TRIES: usize = 3;
+
 /// How long one command may run before it is killed.
 pub(super) const TIME_LIMIT: Duration = Duration::from_secs(1);
 
@@ -191,9 +194,17 @@ pub(super) fn run(command: &str, names: &[String]) -> Result<Run, SandboxError> 
 /// lines after it run in a new sandbox.
 pub(super) fn run_batch(commands: &[String], names: &BTreeSet<String>) -> Vec<Result<Run, SandboxError>> {
     let mut results = Vec::with_capacity(commands.len());
+    let mut tries = 0;
     while results.len() < commands.len() {
         let rest = &commands[results.len()..];
         match run_some(rest, names) {
+            // bubblewrap binds `/` with every mount under it; a mount another process removes
+            // meanwhile (a test's temporary folder) fails that once. Where namespaces cannot be
+            // made at all, every try fails the same way.
+            Err(SandboxError::Bwrap(_)) if tries < BWRAP_TRIES => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
             Ok(mut done) if !done.is_empty() => results.append(&mut done),
             Ok(_) => results.push(Err(SandboxError::Setup("the driver ran no case".into()))),
             Err(e) => {
