@@ -850,13 +850,7 @@ fn heredoc_delimiters_and_ansi_c_strings_end_where_bash_ends_them() {
             .map(str::to_owned),
     );
     for command in &smuggled {
-        for mode in [Dflt, AcceptEdits, Plan, DontAsk, Bypass] {
-            assert_eq!(
-                check(&engine, &bash, json!({"command": command}), mode, None),
-                (Deny, "rule"),
-                "{command:?} {mode}"
-            );
-        }
+        denied_by_a_rule_in_every_mode(&engine, command);
     }
     // With no rules at all: not read-only, and the critical-path check still sees `rm -rf ~`.
     let empty = empty_engine();
@@ -874,6 +868,14 @@ fn heredoc_delimiters_and_ansi_c_strings_end_where_bash_ends_them() {
     // What the delimiter really ends stays harmless.
     let command = "cat <<E'O'F\n$(rm -rf x)\nEOF";
     assert_eq!(check(&empty, &bash, json!({"command": command}), Dflt, None), (Allow, "classifier"), "{command:?}");
+}
+
+/// Asserts that a deny rule denies `command` in every mode.
+fn denied_by_a_rule_in_every_mode(engine: &PermissionEngine, command: &str) {
+    for mode in [Dflt, AcceptEdits, Plan, DontAsk, Bypass] {
+        let decision = check(engine, &tool("Bash"), json!({"command": command}), mode, None);
+        assert_eq!(decision, (Deny, "rule"), "{command:?} {mode}");
+    }
 }
 
 /// Words and substitutions that the differential oracle found read otherwise than bash reads
@@ -919,13 +921,7 @@ fn words_and_substitutions_are_read_as_bash_reads_them() {
         "echo ok && bash <<'EOF'\nrm -rf x\nEOF",
         "git status | sh <<EOF\ntouch pwned\nEOF",
     ] {
-        for mode in [Dflt, AcceptEdits, Plan, DontAsk, Bypass] {
-            assert_eq!(
-                check(&engine, &bash, json!({"command": command}), mode, None),
-                (Deny, "rule"),
-                "{command:?} {mode}"
-            );
-        }
+        denied_by_a_rule_in_every_mode(&engine, command);
     }
     // Tokens tree-sitter reads across a blank, or a command across a line's end: never approved.
     let empty = empty_engine();

@@ -712,17 +712,17 @@ impl<'s, 't> Walker<'s, 't, '_> {
         let inner = text.trim_start_matches(['$', '(', '[']).trim_end_matches([')', ']']);
         if has_substitution_text(text) {
             self.out.hazard(Hazard::CommandSubstitution);
-            self.quoted_substitutions(node);
+            self.text_substitutions(node, text);
         } else if let Some(name) = arithmetic_name(inner) {
             self.out.hazard(Hazard::ArithmeticName { name: excerpt(name) });
         }
         self.scan(node);
     }
 
-    /// Lists the commands of the substitutions in the text of a `${…}` expansion or a string
-    /// that tree-sitter did not parse as substitutions (quoted in a subscript, a backtick in a
-    /// pattern, a `$(` it read as text).
-    fn expansion_substitutions(&mut self, node: Node<'t>, text: &str) {
+    /// Lists the commands of the substitutions in the text of an arithmetic context, a `${…}`
+    /// expansion or a string that tree-sitter did not parse as substitutions (quoted in
+    /// arithmetic or a subscript, a backtick in a pattern, a `$(` it read as text).
+    fn text_substitutions(&mut self, node: Node<'t>, text: &str) {
         let mut found = Vec::new();
         let mut backticks = false;
         let mut cursor = node.walk();
@@ -741,28 +741,6 @@ impl<'s, 't> Walker<'s, 't, '_> {
                         scripts.extend(backtick_scripts(text));
                     }
                     self.scripts.extend(bounded(self.out, scripts));
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Lists the commands of the substitutions inside single-quoted strings of an arithmetic
-    /// context: tree-sitter reads them as text, bash expands them (`$(('$(rm x)'))` runs `rm`).
-    fn quoted_substitutions(&mut self, node: Node<'t>) {
-        let mut cursor = node.walk();
-        loop {
-            let current = cursor.node();
-            if kind(current) == Kind::RawString {
-                let body = self.text(current);
-                let mut scripts = backtick_scripts(body);
-                scripts.extend(dollar_paren_scripts(body, &[]));
-                self.scripts.extend(bounded(self.out, scripts));
-            } else if cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() || cursor.node() == node {
                     return;
                 }
             }
@@ -1319,7 +1297,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
                 // A subscript (`${a['$(id)']}`) or offset is arithmetic: bash runs what is
                 // quoted there; tree-sitter also misses a backtick in a pattern (`${a#`id`}`).
                 if has_substitution_text(text) {
-                    self.expansion_substitutions(node, text);
+                    self.text_substitutions(node, text);
                 }
                 self.scan(node);
             }
@@ -1370,7 +1348,7 @@ impl<'s, 't> Walker<'s, 't, '_> {
     fn double_quoted(&mut self, node: Node<'t>, word: &mut Word<'s>) {
         let text = self.text(node);
         if has_substitution_text(text) {
-            self.expansion_substitutions(node, text);
+            self.text_substitutions(node, text);
         }
         let mut position = node.start_byte();
         for child in kids(node) {
