@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolgate_permissions::bash::{analyze, is_read_only};
+use toolgate_shell::{analyze, is_read_only};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(command) = std::str::from_utf8(data) else { return };

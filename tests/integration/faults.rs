@@ -29,7 +29,7 @@ fn project(settings: &Value) -> (tempfile::TempDir, PathBuf) {
 
 /// A session on the project's settings with every built-in tool and no prompter.
 fn session(root: &Path) -> Session {
-    let loaded = SettingsDiscovery::new(root).with_home(None).with_managed_dir(None).load();
+    let loaded = SettingsDiscovery::new(root).with_home(None).with_managed_dir(None).with_trust(true).load();
     let session = Session::builder()
         .cwd(root)
         .settings(loaded)

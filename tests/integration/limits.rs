@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolgate_core::PermissionMode;
-use toolgate_permissions::bash::{Hazard, analyze, is_read_only};
 use toolgate_pipeline::{Session, ToolCall, ToolResultBlock};
+use toolgate_shell::{Hazard, analyze, is_read_only};
 
 fn text(r: &ToolResultBlock) -> String {
     r.content.iter().filter_map(|b| b.as_text()).collect::<Vec<_>>().join("\n")

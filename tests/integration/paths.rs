@@ -43,7 +43,7 @@ impl Workspace {
     }
 
     fn session(&self) -> Session {
-        let loaded = SettingsDiscovery::new(&self.root).with_home(None).with_managed_dir(None).load();
+        let loaded = SettingsDiscovery::new(&self.root).with_home(None).with_managed_dir(None).with_trust(true).load();
         let session = Session::builder()
             .cwd(&self.root)
             .settings(loaded)
@@ -164,6 +164,32 @@ async fn read_deny_rules_hide_files_from_searches_and_listings() {
     }
 }
 
+/// Regression: a hook's `if: "Edit(.env)"` read only a call's `file_path`, so a patch whose
+/// second file is `.env` skipped the guard hook and changed the file. The rule now sees every
+/// file the tool names, as the permission engine does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hooks_if_rule_sees_a_patchs_second_file() {
+    let guard = json!({"type": "command", "if": "Edit(.env)", "command": "echo 'no .env edits' >&2; exit 2"});
+    let ws = Workspace::new(&json!({
+        "permissions": {"defaultMode": "bypassPermissions"},
+        "hooks": {"PreToolUse": [{"matcher": "Write|ApplyPatch", "hooks": [guard]}]}
+    }));
+    let patch = "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Update File: .env\n@@\n-API_KEY=hunter2-do-not-leak\n+API_KEY=replaced\n*** End Patch";
+    let results = ws
+        .run(vec![
+            ToolCall::new("r", "Read", json!({"file_path": ".env"})),
+            ToolCall::new("1", "ApplyPatch", json!({"patch": patch})),
+        ])
+        .await;
+    assert!(results[1].is_error && text(&results[1]).contains("no .env edits"), "{}", text(&results[1]));
+    assert_eq!(std::fs::read_to_string(ws.root.join(".env")).unwrap(), format!("{SECRET}\n"));
+    assert!(!ws.root.join("notes.txt").exists());
+    // A call the rule does not match runs without the hook.
+    let results =
+        ws.run(vec![ToolCall::new("1", "Write", json!({"file_path": "sub/new.txt", "content": "x\n"}))]).await;
+    assert!(!results[0].is_error, "{}", text(&results[0]));
+}
+
 /// `Edit(./.env)` denies writing every spelling of the file, after the file was read, in
 /// every mode, for Write, Edit, MultiEdit and Bash redirections.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -183,6 +209,18 @@ async fn an_edit_deny_on_dot_env_holds_against_every_spelling() {
             let multi = json!({"file_path": path, "edits": [{"old_string": "hunter2", "new_string": "x"}]});
             calls.push((format!("{mode}: MultiEdit {path}"), vec![read(), ToolCall::new("1", "MultiEdit", multi)]));
         }
+        // A patch whose second file is `.env`: changed, deleted or moved away.
+        for (what, second) in [
+            ("updates", "*** Update File: .env\n@@\n-API_KEY=hunter2-do-not-leak\n+API_KEY=replaced"),
+            ("deletes", "*** Delete File: .env"),
+            ("moves away", "*** Update File: .env\n*** Move to: moved.txt\n@@\n-API_KEY=hunter2-do-not-leak\n+x"),
+        ] {
+            let patch = format!("*** Begin Patch\n*** Add File: notes.txt\n+notes\n{second}\n*** End Patch");
+            let call = ToolCall::new("1", "ApplyPatch", json!({"patch": patch}));
+            // `.env` is read first, so the patch is not refused for not having been read.
+            let read_both = vec![ToolCall::new("r1", "Read", json!({"file_path": ".env"})), call];
+            calls.push((format!("{mode}: ApplyPatch that {what} .env second"), read_both));
+        }
         let commands = [
             "echo x > .env",
             "echo x >> ./.env",
@@ -198,6 +236,7 @@ async fn an_edit_deny_on_dot_env_holds_against_every_spelling() {
         }
         failures.extend(expect_denied(&ws, "Edit(./.env)", calls).await);
         assert_eq!(std::fs::read_to_string(ws.root.join(".env")).unwrap(), format!("{SECRET}\n"), "{mode}");
+        assert!(!ws.root.join("notes.txt").exists(), "{mode}: a denied patch wrote its first file");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -247,6 +286,20 @@ async fn a_symlink_to_an_ssh_folder_is_treated_as_its_target() {
     assert!(results[1].is_error, "{}", text(&results[1]));
     assert!(!results[2].is_error, "a write inside the workspace is auto-accepted: {}", text(&results[2]));
     assert!(!ws.ssh.join("authorized_keys").exists());
+
+    // A patch whose later file goes through a link out of the workspace, or into `.git/`,
+    // is not auto-accepted either, and writes none of its files.
+    std::fs::create_dir_all(ws.root.join(".git/hooks")).unwrap();
+    std::os::unix::fs::symlink(ws.root.join(".git/hooks"), ws.root.join("gh")).unwrap();
+    for later in ["keys/authorized_keys", "gh/pre-commit"] {
+        let patch =
+            format!("*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: {later}\n+x\n*** End Patch");
+        let results = ws.run(vec![ToolCall::new("1", "ApplyPatch", json!({"patch": patch}))]).await;
+        assert!(results[0].is_error, "{later}: {}", text(&results[0]));
+        assert!(!ws.root.join("notes.txt").exists(), "{later}: the patch wrote its first file");
+    }
+    assert!(!ws.ssh.join("authorized_keys").exists());
+    assert!(!ws.root.join(".git/hooks/pre-commit").exists());
 }
 
 /// `..` cannot climb out of the workspace into an auto-accepted write.

@@ -41,8 +41,17 @@ fn shell_tool() -> toolgate_core::DynTool {
 }
 
 fn session_for(project: &Path) -> Session {
-    let loaded = SettingsDiscovery::new(project).with_home(None).with_managed_dir(None).load();
+    let loaded = SettingsDiscovery::new(project).with_home(None).with_managed_dir(None).with_trust(true).load();
     Session::builder().cwd(project).settings(loaded).builtin_tools([shell_tool()]).build()
+}
+
+/// A session for `project` whose `.claude/settings.json` is `settings`, read without a
+/// diagnostic.
+fn session_with(project: &Path, settings: &serde_json::Value) -> Session {
+    write(&project.join(".claude/settings.json"), &settings.to_string());
+    let session = session_for(project);
+    assert!(session.diagnostics().is_empty(), "{:?}", session.diagnostics());
+    session
 }
 
 #[tokio::test]
@@ -53,8 +62,8 @@ async fn settings_rules_and_real_hooks_shape_the_results() {
         &project.join(".claude/hooks/guard.sh"),
         "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in *forbidden*) echo 'no forbidden words' >&2; exit 2;; esac\nexit 0\n",
     );
-    write(
-        &project.join(".claude/settings.json"),
+    let session = session_with(
+        &project,
         &json!({
             "permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(rm:*)"]},
             "hooks": {
@@ -62,11 +71,8 @@ async fn settings_rules_and_real_hooks_shape_the_results() {
                 "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
                     "command": "printf '%s' '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"checked by post hook\"}}'"}]}]
             }
-        })
-        .to_string(),
+        }),
     );
-    let session = session_for(&project);
-    assert!(session.diagnostics().is_empty(), "{:?}", session.diagnostics());
     let results = session
         .run_message(vec![
             ToolCall::new("1", "Bash", json!({"command": "echo hello"})),
@@ -80,6 +86,115 @@ async fn settings_rules_and_real_hooks_shape_the_results() {
     assert!(results[2].is_error && text(&results[2]).contains("Bash(rm:*)"), "{}", text(&results[2]));
     assert!(results[3].is_error && text(&results[3]).contains("Bash(touch:*)"), "{}", text(&results[3]));
     assert!(!project.join("made-here").exists(), "a denied call never ran");
+}
+
+/// PostToolBatch runs once every call of a message has resolved, with each call and the
+/// result the model gets, in order; a hook that blocks stops the loop.
+#[tokio::test]
+async fn post_tool_batch_hooks_see_the_whole_message_and_can_stop_the_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().canonicalize().unwrap();
+    let session = session_with(
+        &project,
+        &json!({
+            "permissions": {"allow": ["Bash(echo:*)"]},
+            "hooks": {"PostToolBatch": [{"hooks": [{"type": "command",
+                "command": "cat > \"$CLAUDE_PROJECT_DIR/batch.json\"; echo 'enough for today' >&2; exit 2"}]}]}
+        }),
+    );
+    assert_eq!(session.stop_reason(), None);
+    let results = session
+        .run_message(vec![
+            ToolCall::new("a", "Bash", json!({"command": "echo one"})),
+            ToolCall::new("b", "Bash", json!({"command": "echo two"})),
+        ])
+        .await;
+    assert_eq!((text(&results[0]).as_str(), text(&results[1]).as_str()), ("one", "two"));
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join("batch.json")).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "PostToolBatch");
+    let calls = input["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.iter().map(|c| c["tool_use_id"].as_str().unwrap()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(calls[1]["tool_input"]["command"], "echo two");
+    assert!(calls[1]["tool_response"].to_string().contains("two"), "{}", calls[1]["tool_response"]);
+    let stop = session.stop_reason().unwrap();
+    assert!(stop.contains("enough for today"), "{stop}");
+}
+
+/// A background (`async`) hook never holds up the call it ran for; what it printed reaches the
+/// model with a later call's result, once.
+#[tokio::test]
+async fn a_background_hook_reports_with_a_later_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().canonicalize().unwrap();
+    let session = session_with(
+        &project,
+        &json!({
+            "permissions": {"allow": ["Bash(echo:*)"]},
+            "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "echo 'audit done'", "async": true}
+            ]}]}
+        }),
+    );
+    let first = session.run_message(vec![ToolCall::new("1", "Bash", json!({"command": "echo one"}))]).await;
+    assert_eq!(text(&first[0]), "one");
+    let mut reported = Vec::new();
+    for i in 0..100 {
+        let id = format!("n{i}");
+        let later = session.run_message(vec![ToolCall::new(id, "Bash", json!({"command": "echo next"}))]).await;
+        let later = text(&later[0]);
+        if later.contains("audit done") {
+            reported.push(later);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(reported.len(), 1, "the background hook's output never reached the model");
+    assert!(
+        reported[0].contains("The background hook echo 'audit done' (PostToolUse) finished: audit done"),
+        "{}",
+        reported[0]
+    );
+}
+
+/// Regression: what a background hook printed was taken by the next call's PreToolUse step and
+/// dropped when that call was blocked. It now reaches the model with the message's last result,
+/// whatever became of the call.
+#[tokio::test]
+async fn a_background_hooks_report_survives_a_blocked_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().canonicalize().unwrap();
+    let guard = "input=$(cat); case \"$input\" in *blocked*) echo 'not this one' >&2; exit 2;; esac";
+    let session = session_with(
+        &project,
+        &json!({
+            "permissions": {"allow": ["Bash(echo:*)"]},
+            "hooks": {
+                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]}],
+                "PostToolUse": [{"matcher": "Bash", "hooks": [
+                    {"type": "command", "command": "echo 'audit done'", "async": true}
+                ]}]
+            }
+        }),
+    );
+    let first = session.run_message(vec![ToolCall::new("1", "Bash", json!({"command": "echo one"}))]).await;
+    assert_eq!(text(&first[0]), "one");
+    let mut reported = None;
+    for i in 0..100 {
+        let call = ToolCall::new(format!("n{i}"), "Bash", json!({"command": "echo blocked"}));
+        let later = session.run_message(vec![call]).await;
+        assert!(later[0].is_error && text(&later[0]).contains("not this one"), "{}", text(&later[0]));
+        if text(&later[0]).contains("audit done") {
+            reported = Some(text(&later[0]));
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let reported = reported.expect("the background hook's output never reached the model");
+    assert!(
+        reported.contains("The background hook echo 'audit done' (PostToolUse) finished: audit done"),
+        "{reported}"
+    );
 }
 
 #[tokio::test]
@@ -165,7 +280,7 @@ async fn each_bash_call_is_parsed_once() {
     let dir = tempfile::tempdir().unwrap();
     write(&dir.path().join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#);
     write(&dir.path().join("sub/a.txt"), "a\n");
-    let loaded = SettingsDiscovery::new(dir.path()).with_home(None).with_managed_dir(None).load();
+    let loaded = SettingsDiscovery::new(dir.path()).with_home(None).with_managed_dir(None).with_trust(true).load();
     let session = Session::builder()
         .cwd(dir.path())
         .settings(loaded)
@@ -178,9 +293,9 @@ async fn each_bash_call_is_parsed_once() {
         vec![bash("1", "cat sub/a.txt"), bash("2", "ls -la sub"), bash("3", "touch sub/b.txt")],
     ] {
         let calls = message.len() as u64;
-        let before = toolgate_permissions::bash::parses_on_this_thread();
+        let before = toolgate_shell::parses_on_this_thread();
         let results = session.run_message(message).await;
         assert!(results.iter().all(|r| !r.is_error), "{:?}", results.iter().map(text).collect::<Vec<_>>());
-        assert_eq!(toolgate_permissions::bash::parses_on_this_thread() - before, calls);
+        assert_eq!(toolgate_shell::parses_on_this_thread() - before, calls);
     }
 }

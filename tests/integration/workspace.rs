@@ -50,7 +50,7 @@ async fn repo() -> (tempfile::TempDir, PathBuf) {
 /// A session in `project` with its settings files (no user or managed settings), the
 /// given tools, and the discovery in its extensions (for Config).
 fn session_in(project: &Path, tools: Vec<DynTool>) -> Session {
-    let discovery = SettingsDiscovery::new(project).with_home(None).with_managed_dir(None);
+    let discovery = SettingsDiscovery::new(project).with_home(None).with_managed_dir(None).with_trust(true);
     let mut extensions = Extensions::default();
     extensions.insert(discovery.clone());
     Session::builder().cwd(project).settings(discovery.load()).extensions(extensions).builtin_tools(tools).build()
@@ -310,9 +310,12 @@ async fn config_reads_merged_settings_writes_allow_listed_keys_and_keeps_the_res
     assert_eq!(text(&r), format!("model = \"opus\"\n(from {})", project.join(".claude/settings.json").display()));
     let r = read("permissions.allow").await;
     assert!(text(&r).contains("\"Bash(ls:*)\"") && text(&r).contains("\"Read\""), "arrays merge: {}", text(&r));
+    // Objects merge key by key; every value of `env` is the user's and shown redacted.
     let r = read("env").await;
-    assert!(text(&r).contains("\"A\": \"1\"") && text(&r).contains("\"B\": \"local\""), "objects merge: {}", text(&r));
-    assert!(text(&r).contains("\"GITHUB_TOKEN\": \"<redacted>\"") && !text(&r).contains("ghp_secret"), "{}", text(&r));
+    for key in ["A", "B", "GITHUB_TOKEN"] {
+        assert!(text(&r).contains(&format!("\"{key}\": \"<redacted>\"")), "objects merge: {}", text(&r));
+    }
+    assert!(!text(&r).contains("ghp_secret") && !text(&r).contains("\"local\""), "{}", text(&r));
     assert!(!text(&read("env.GITHUB_TOKEN").await).contains("ghp_secret"));
     let r = read("nothing.here").await;
     assert!(!r.is_error && text(&r) == "nothing.here is not set in any settings file", "{}", text(&r));

@@ -169,6 +169,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
     rows.extend(bench.mcp_call());
     rows.extend(bench.mcp_serve());
     rows.extend(bench.startup());
+    rows.extend(bench.claude_code_hook());
 
     let header = Header {
         commit: commit(&bench.root),
@@ -485,7 +486,14 @@ impl Bench {
                      decided without a syntax tree; row 4b times the other commands alone.",
                 );
                 let tree = m
-                    .row("4b", tree_what, "tree_lines_decision", "tree_lines_parse_only", 1.0 / 1_000.0, Target::None)
+                    .row(
+                        "4b",
+                        tree_what,
+                        "tree_lines_decision",
+                        "tree_lines_parse_only",
+                        1.0 / 1_000.0,
+                        Target::RatioAtMost(2.0),
+                    )
                     .note(
                         "1,000 commands of the corpus's shapes that are not plain lines (a glob, an \
                          expansion, a redirect, a loop …), each decision parsing its tree; interleaved as row 4."
@@ -624,6 +632,48 @@ impl Bench {
         }]
     }
 
+    /// Row 11: `toolgate hook` deciding a Claude Code PreToolUse input (a trusted project with
+    /// 50 rules), as a whole process, beside `true` and beside `sh -c 'cat >/dev/null'`.
+    fn claude_code_hook(&self) -> Vec<Row> {
+        let what = (
+            "`toolgate hook`: one Claude Code PreToolUse input decided (50 rules) vs `true` (whole processes)",
+            "the same vs `sh -c 'cat >/dev/null'` reading the same input",
+        );
+        let target = Target::Below(Quantity::Time(0.005));
+        step(&format!("processes: {}", what.0));
+        let input = match hook_fixture(&self.target.join("bench-hook")) {
+            Ok(input) => input,
+            Err(error) => return vec![Row::skipped("11a", what.0, target, format!("{error:#}"))],
+        };
+        let dir = input.parent().unwrap_or(&self.target).to_owned();
+        let ours = Cmd::new(&self.toolgate).cwd(&dir).env("HOME", dir.join("home")).arg("hook").stdin_file(&input);
+        let runs = if self.quick { 5 } else { 50 };
+        let note = format!(
+            "Median of {runs} runs each, alternating. The input is `git status && rm -rf build` in a trusted \
+             project whose settings hold 50 rules (`deny Bash(rm:*)` among them): the hook answers deny."
+        );
+        let mut rows = Vec::new();
+        for (id, what, reference) in [
+            ("11a", what.0, Cmd::new("true").cwd(&dir)),
+            ("11b", what.1, Cmd::new("sh").cwd(&dir).args(["-c", "cat >/dev/null"]).stdin_file(&input)),
+        ] {
+            rows.push(match time_pair(&ours, &reference, runs) {
+                Ok((ours_median, reference_median, (stdout, _))) if stdout.starts_with(b"{") => {
+                    Row::new(id, what, Quantity::time(ours_median), Some(Quantity::time(reference_median)), target)
+                        .note(note.clone())
+                }
+                Ok((_, _, (stdout, _))) => Row::skipped(
+                    id,
+                    what,
+                    target,
+                    format!("`toolgate hook` did not deny: {}", String::from_utf8_lossy(&stdout)),
+                ),
+                Err(error) => Row::skipped(id, what, target, format!("{error:#}")),
+            });
+        }
+        rows
+    }
+
     /// `toolgate` with no user settings and no MCP servers, in `dir`.
     fn toolgate_cmd(&self, dir: &Path) -> Cmd {
         Cmd::new(&self.toolgate).cwd(dir).arg("--no-user-settings").arg("--strict-mcp-config").arg("--cwd").arg(dir)
@@ -644,6 +694,51 @@ impl Bench {
             Err(error) => Row::skipped(id, what, target, format!("{error:#}")),
         }
     }
+}
+
+/// Writes row 11's trusted project (`dir/home`, `dir/project` with 50 rules) and hook input;
+/// returns the input's path.
+fn hook_fixture(dir: &Path) -> anyhow::Result<PathBuf> {
+    let (home, project) = (dir.join("home"), dir.join("project"));
+    std::fs::create_dir_all(project.join(".claude")).with_context(|| format!("creating {}", project.display()))?;
+    std::fs::create_dir_all(&home).with_context(|| format!("creating {}", home.display()))?;
+    let project_text = json_string(&project.display().to_string());
+    std::fs::write(
+        home.join(".claude.json"),
+        format!(r#"{{"projects": {{{project_text}: {{"hasTrustDialogAccepted": true}}}}}}"#),
+    )?;
+    let allow = (0..40).map(|i| format!(r#""Bash(npm run task{i}:*)""#));
+    let deny = ["rm:*", "curl:*", "wget:*", "git push:*", "sudo:*", "dd:*", "mkfs:*", "chmod:*"]
+        .iter()
+        .map(|r| format!(r#""Bash({r})""#))
+        .chain([r#""Read(./.env)""#.to_owned(), r#""Edit(./.git/**)""#.to_owned()]);
+    let settings = format!(
+        r#"{{"permissions": {{"allow": [{}], "deny": [{}]}}}}"#,
+        allow.collect::<Vec<_>>().join(", "),
+        deny.collect::<Vec<_>>().join(", ")
+    );
+    std::fs::write(project.join(".claude/settings.json"), settings)?;
+    let input = format!(
+        r#"{{"session_id": "bench", "cwd": {project_text}, "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {{"command": "git status && rm -rf build", "description": "status"}}, "tool_use_id": "toolu_bench"}}"#
+    );
+    let path = dir.join("input.json");
+    std::fs::write(&path, input)?;
+    Ok(path)
+}
+
+/// `text` as a JSON string.
+fn json_string(text: &str) -> String {
+    let mut out = String::from('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A bench's medians, looked up into rows.

@@ -22,25 +22,33 @@ pub(crate) struct Cmd {
     args: Vec<OsString>,
     envs: Vec<(OsString, OsString)>,
     cwd: Option<PathBuf>,
+    /// A file the child reads as stdin (closed otherwise).
+    stdin: Option<PathBuf>,
 }
 
 impl Cmd {
     /// `cargo`, the same one that runs xtask when `$CARGO` is set.
     pub(crate) fn cargo() -> Self {
         let program = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-        Cmd { program, shown: "cargo".to_owned(), args: Vec::new(), envs: Vec::new(), cwd: None }
+        Cmd { program, shown: "cargo".to_owned(), args: Vec::new(), envs: Vec::new(), cwd: None, stdin: None }
     }
 
     /// Any program, found on `PATH` unless `program` is a path.
     pub(crate) fn new(program: impl AsRef<OsStr>) -> Self {
         let program = program.as_ref().to_owned();
         let shown = program.to_string_lossy().into_owned();
-        Cmd { program, shown, args: Vec::new(), envs: Vec::new(), cwd: None }
+        Cmd { program, shown, args: Vec::new(), envs: Vec::new(), cwd: None, stdin: None }
     }
 
     /// Runs the child in `dir`.
     pub(crate) fn cwd(mut self, dir: impl AsRef<Path>) -> Self {
         self.cwd = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Gives the child `file` as stdin.
+    pub(crate) fn stdin_file(mut self, file: impl AsRef<Path>) -> Self {
+        self.stdin = Some(file.as_ref().to_owned());
         self
     }
 
@@ -72,6 +80,7 @@ impl Cmd {
         let mut wrapped = Cmd::new(wrapper).arg(subcommand).arg(&self.program).args(&self.args);
         wrapped.envs.clone_from(&self.envs);
         wrapped.cwd.clone_from(&self.cwd);
+        wrapped.stdin.clone_from(&self.stdin);
         wrapped
     }
 
@@ -111,13 +120,16 @@ pub(crate) struct Finished {
     pub(crate) captured: String,
 }
 
-/// The std command for `cmd`: program, arguments, environment and directory, stdin closed.
+/// The std command for `cmd`: program, arguments, environment and directory; stdin its file,
+/// else closed (a file that cannot be opened is closed stdin too, and the child says so).
 // xtask is a dev tool outside the runtime: the process-helper rule (clippy.toml
 // disallowed-methods) is for toolgate's crates, and this is xtask's only spawn site.
 #[allow(clippy::disallowed_methods)]
 fn command(cmd: &Cmd) -> Command {
     let mut command = Command::new(&cmd.program);
-    command.args(&cmd.args).envs(cmd.envs.iter().map(|(k, v)| (k, v))).stdin(Stdio::null());
+    let stdin =
+        cmd.stdin.as_ref().and_then(|file| std::fs::File::open(file).ok()).map_or_else(Stdio::null, Stdio::from);
+    command.args(&cmd.args).envs(cmd.envs.iter().map(|(k, v)| (k, v))).stdin(stdin);
     if let Some(dir) = &cmd.cwd {
         command.current_dir(dir);
     }

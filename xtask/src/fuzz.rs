@@ -2,7 +2,7 @@
 //! for N seconds (default 60) and prints how many inputs each one ran.
 //!
 //! `cargo xtask fuzz shell [--minutes N]` is a target of its own, not cargo-fuzz: the Bash
-//! analysis's differential oracle (`crates/permissions/src/bash/oracle/`), which runs
+//! analysis's differential oracle (`crates/shell/src/oracle/`), which runs
 //! generated command lines in real bash inside bubblewrap for N minutes (default 5) from a
 //! seed taken from the clock, prints `N commands, M divergences` with each minimised
 //! divergence, and appends new ones to the oracle's `regressions.jsonl`.
@@ -119,7 +119,7 @@ fn shell(args: &[&str]) -> ExitCode {
     };
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let command = Cmd::cargo()
-        .args(["test", "--release", "-p", "toolgate-permissions", "--lib", "bash::oracle::oracle_long_run"])
+        .args(["test", "--release", "-p", "toolgate-shell", "--lib", "oracle::oracle_long_run"])
         .args(["--", "--ignored", "--exact", "--nocapture"])
         .env("TOOLGATE_ORACLE_MINUTES", minutes.to_string())
         .env("TOOLGATE_ORACLE_SEED", seed.to_string());

@@ -6,13 +6,19 @@
 //! - `toolgate check TOOL JSON`: the permission decision and its reason, nothing run.
 //! - `toolgate tools`: the tool definitions a model gets; `tools search`, `tools show`.
 //! - `toolgate settings`: the merged settings, where each rule came from, and diagnostics.
+//! - `toolgate trust [DIR]`: trust a project folder, as Claude Code's trust dialog does.
 //! - `toolgate hooks list` / `hooks run EVENT --input JSON`.
+//! - `toolgate hook`: the permission engine as a Claude Code hook (stdin in, hook output
+//!   out); `hook install` / `hook uninstall` add or remove it in a settings file.
 //! - `toolgate completions SHELL`.
 //!
 //! Exit codes: 0 success, 1 an error result (or a failed check), 2 usage errors.
 
 mod agents;
 mod dialog;
+mod hook;
+#[cfg(feature = "mcp")]
+mod mcp_logs;
 mod options;
 mod progress;
 mod prompter;
@@ -99,6 +105,23 @@ enum Command {
     },
     /// Print the merged settings, where each rule came from, and every diagnostic.
     Settings,
+    /// Trust a project folder (default: the repository holding the working directory, else the
+    /// working directory): its settings then apply in full and its approved `.mcp.json` servers
+    /// may start. Recorded in ~/.claude.json, where Claude Code's trust dialog records it.
+    Trust {
+        /// The folder to trust.
+        dir: Option<std::path::PathBuf>,
+    },
+    /// Be a Claude Code hook: read a PreToolUse or PermissionRequest input on stdin and answer
+    /// with toolgate's decision (deny or ask; allow only with --decide). Errors exit 2, which
+    /// blocks the call.
+    Hook {
+        /// Let toolgate's allow stand too (by default the hook only denies or asks).
+        #[arg(long)]
+        decide: bool,
+        #[command(subcommand)]
+        action: Option<HookAction>,
+    },
     /// Inspect and exercise hooks.
     Hooks {
         #[command(subcommand)]
@@ -146,6 +169,49 @@ enum HooksAction {
         #[arg(long, default_value = "{}")]
         input: String,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum HookAction {
+    /// Add `toolgate hook` for PreToolUse and PermissionRequest to a settings file, keeping
+    /// everything else (an earlier entry of ours is replaced).
+    Install {
+        #[command(flatten)]
+        scope: ScopeFlags,
+        /// Install with --decide.
+        #[arg(long)]
+        decide: bool,
+    },
+    /// Remove `toolgate hook` entries from a settings file.
+    Uninstall {
+        #[command(flatten)]
+        scope: ScopeFlags,
+    },
+}
+
+/// Which settings file `hook install` and `hook uninstall` change (default: the user's).
+#[derive(Debug, clap::Args)]
+#[group(multiple = false)]
+struct ScopeFlags {
+    /// `~/.claude/settings.json`: every project (the default).
+    #[arg(long)]
+    user: bool,
+    /// The project's `.claude/settings.json`, shared through version control.
+    #[arg(long)]
+    project: bool,
+    /// The project's `.claude/settings.local.json`, this machine only.
+    #[arg(long)]
+    local: bool,
+}
+
+impl ScopeFlags {
+    fn scope(&self) -> hook::Scope {
+        match (self.project, self.local) {
+            (true, _) => hook::Scope::Project,
+            (_, true) => hook::Scope::Local,
+            _ => hook::Scope::User,
+        }
+    }
 }
 
 #[cfg(feature = "mcp")]
@@ -244,7 +310,7 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::Check { tool, input, json, hooks } => {
             let input = parse_input(&input)?;
-            let built = opts.session(false).await?;
+            let built = opts.session_for_check(&tool).await?;
             let checked = built.session.check(&ToolCall::new("toolu_check", tool, input), hooks).await;
             built.shutdown().await;
             match checked {
@@ -338,9 +404,11 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
             }
         }
         Command::Settings => settings(&opts),
+        Command::Trust { dir } => trust(&opts, dir),
         #[cfg(feature = "mcp")]
         Command::Mcp { action } => mcp(&opts, action).await,
         Command::Hooks { action } => hooks(&opts, action).await,
+        Command::Hook { decide, action } => hook_command(&opts, decide, action).await,
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "toolgate", &mut out);
@@ -448,8 +516,8 @@ async fn run_messages(opts: &SessionOpts, file: &str, format: MessageFormat, jso
 async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
     match action {
         McpAction::List => {
-            let cwd = opts.cwd()?;
-            let Some(manager) = opts.mcp(&cwd).await else {
+            let (cwd, loaded) = opts.load_settings()?;
+            let Some(manager) = opts.mcp(&cwd, &loaded, true).await else {
                 return Ok(Outcome::ok("[]".to_owned()));
             };
             let servers: Vec<Value> = manager
@@ -472,16 +540,35 @@ async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
         }
         McpAction::Serve { http, token } => {
             let prompter = toolgate_mcp::McpPrompter::new();
-            let built = opts.build(Some(prompter.clone()), None).await?;
+            // The configured servers start in the background: a slow one does not hold up
+            // this server's own answers, and its tools are announced when it connects.
+            let built = opts.build_with(Some(prompter.clone()), None, options::McpStart::InBackground).await?;
             // SIGTERM or SIGINT: stop taking requests, cancel the running calls (their
             // process groups are killed), shut down as when the client leaves, exit 0.
             let stop = toolgate_core::CancellationToken::new();
             let signals = stop_on_signals(stop.clone())?;
+            // The skills and `.claude/commands` are offered as MCP prompts too.
+            let skills =
+                toolgate_builtin::SkillCatalog::discover(&opts.cwd()?, toolgate_builtin::user_claude_dir().as_deref());
+            let prompts = skills
+                .skills()
+                .iter()
+                .map(|skill| {
+                    let entry = skill.clone();
+                    let render: toolgate_mcp::RenderPrompt =
+                        std::sync::Arc::new(move |args: Option<&str>| entry.render(args).map_err(|e| e.to_string()));
+                    toolgate_mcp::ServedPrompt::new(skill.name.clone(), skill.description.clone(), render)
+                })
+                .collect();
             let serve = toolgate_mcp::ServeOptions::new()
+                .logs(mcp_logs::shared().clone())
+                .prompts(prompts)
                 .prompter(prompter)
                 .session_services(opts.mcp_session_services())
                 .shutdown(stop);
             let session = built.session.clone();
+            // Clients hear `notifications/tools/list_changed`: no note about changed tools in results.
+            session.tell_deferred_changes(false);
             let result = match http {
                 Some(addr) => match toolgate_mcp::serve_http(session, addr, token, serve).await {
                     Ok(server) => {
@@ -532,6 +619,7 @@ fn settings(opts: &SessionOpts) -> anyhow::Result<Outcome> {
         loaded.diagnostics.iter().chain(diagnostics.iter()).map(ToString::to_string).collect();
     let doc = json!({
         "cwd": cwd,
+        "trusted": loaded.trusted,
         "files": files,
         "permissions": {
             "rules": rules,
@@ -544,6 +632,13 @@ fn settings(opts: &SessionOpts) -> anyhow::Result<Outcome> {
     Ok(Outcome::ok(serde_json::to_string_pretty(&doc)?))
 }
 
+/// `toolgate trust [DIR]`: records trust for DIR (default: the repository holding the working
+/// directory, else the working directory) in `~/.claude.json`.
+fn trust(opts: &SessionOpts, dir: Option<std::path::PathBuf>) -> anyhow::Result<Outcome> {
+    let (trusted, record) = opts.record_trust(dir)?;
+    Ok(Outcome::ok(format!("trusted {} (recorded in {})", trusted.display(), record.display())))
+}
+
 async fn hooks(opts: &SessionOpts, action: HooksAction) -> anyhow::Result<Outcome> {
     let built = opts.build(None, None).await?;
     let session = &built.session;
@@ -553,17 +648,13 @@ async fn hooks(opts: &SessionOpts, action: HooksAction) -> anyhow::Result<Outcom
     match action {
         HooksAction::List => {
             let mut lines = Vec::new();
-            for event in toolgate_hooks::HookEvent::ALL {
-                for group in runner.config().groups(event) {
-                    for handler in &group.handlers {
-                        lines.push(format!(
-                            "{event} [{}] {} ({})",
-                            group.matcher_text.as_deref().unwrap_or("*"),
-                            handler.display(),
-                            handler.location
-                        ));
-                    }
-                }
+            for (event, group, handler) in runner.config().handlers() {
+                lines.push(format!(
+                    "{event} [{}] {} ({})",
+                    group.matcher_text.as_deref().unwrap_or("*"),
+                    handler.display(),
+                    handler.location
+                ));
             }
             for d in runner.config().diagnostics() {
                 lines.push(format!("diagnostic: {d}"));
@@ -587,6 +678,30 @@ async fn hooks(opts: &SessionOpts, action: HooksAction) -> anyhow::Result<Outcom
     }
 }
 
+/// `toolgate hook` and its `install` / `uninstall`.
+async fn hook_command(opts: &SessionOpts, decide: bool, action: Option<HookAction>) -> anyhow::Result<Outcome> {
+    match action {
+        None => {
+            let mut stdin = String::new();
+            std::io::stdin().read_to_string(&mut stdin).context("cannot read the hook input from stdin")?;
+            let reply = hook::answer(opts, &stdin, decide).await?;
+            Ok(Outcome::ok(reply.map(|r| r.to_string()).unwrap_or_default()))
+        }
+        Some(HookAction::Install { scope, decide }) => {
+            let path = hook::settings_path(scope.scope(), &opts.cwd()?)?;
+            let program = std::env::current_exe().context("cannot tell where this toolgate program is")?;
+            let command = hook::hook_command(&program, decide);
+            hook::install(&path, &command).with_context(|| format!("cannot install the hook in {}", path.display()))?;
+            Ok(Outcome::ok(format!("installed `{command}` for PreToolUse and PermissionRequest in {}", path.display())))
+        }
+        Some(HookAction::Uninstall { scope }) => {
+            let path = hook::settings_path(scope.scope(), &opts.cwd()?)?;
+            let removed = hook::uninstall(&path).with_context(|| format!("cannot change {}", path.display()))?;
+            Ok(Outcome::ok(format!("removed {removed} toolgate hook entries from {}", path.display())))
+        }
+    }
+}
+
 /// Logs to stderr: warnings by default, `-v` info, `-vv` debug, `-vvv` trace, `-q` errors
 /// only; `RUST_LOG` wins when set.
 fn init_logging(verbose: u8, quiet: bool) {
@@ -597,13 +712,20 @@ fn init_logging(verbose: u8, quiet: bool) {
         (false, 2) => "debug",
         _ => "trace",
     };
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(console::Term::stderr().is_term())
-        .try_init();
+        .with_filter(filter);
+    let registry = tracing_subscriber::registry().with(stderr);
+    // The clients of `mcp serve` that set a log level get toolgate's records too.
+    #[cfg(feature = "mcp")]
+    let registry = registry.with(mcp_logs::layer());
+    let _ = registry.try_init();
 }
 
 fn main() -> ExitCode {

@@ -212,21 +212,99 @@ impl SessionOpts {
     }
 
     /// The configured MCP servers (none configured: nothing is started, start-up stays fast).
+    /// A project's `.mcp.json` servers start only in a trusted folder and once approved in
+    /// `settings` (the others are listed as not started, with what to change).
+    /// With `wait`, returns once every server is connected or failed; without, at once, the
+    /// servers' tools joining the session as each connects.
     #[cfg(feature = "mcp")]
-    pub async fn mcp(&self, cwd: &std::path::Path) -> Option<toolgate_mcp::McpManager> {
+    pub async fn mcp(
+        &self,
+        cwd: &std::path::Path,
+        settings: &LoadedSettings,
+        wait: bool,
+    ) -> Option<toolgate_mcp::McpManager> {
+        self.mcp_servers(cwd, settings, wait, None).await
+    }
+
+    /// Where the MCP servers are configured: `~/.claude.json`, the project's `.mcp.json` (its
+    /// servers approved by `settings` in a trusted folder) and `--mcp-config`.
+    #[cfg(feature = "mcp")]
+    fn mcp_loader(&self, cwd: &std::path::Path, settings: &LoadedSettings) -> toolgate_mcp::McpConfigLoader {
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        let mut loader = toolgate_mcp::McpConfigLoader::new(cwd).home(home.as_deref()).strict(self.strict_mcp_config);
+        let mut loader = toolgate_mcp::McpConfigLoader::new(cwd)
+            .home(home.as_deref())
+            .strict(self.strict_mcp_config)
+            .trusted(settings.trusted)
+            .settings(settings.files.iter().map(|file| &file.value));
         for config in &self.mcp_config {
             loader = loader.mcp_config(config);
         }
-        let configs = loader.load();
+        loader
+    }
+
+    /// In a trusted folder, asks the person at the terminal about each `.mcp.json` server not
+    /// yet approved or refused, and saves the answer to `.claude/settings.local.json`
+    /// (`enabledMcpjsonServers` or `disabledMcpjsonServers`); Esc leaves it unstarted for now.
+    #[cfg(feature = "mcp")]
+    fn offer_mcp_approval(&self, terminal: &TerminalPrompter) -> anyhow::Result<()> {
+        let (cwd, loaded) = self.load_settings()?;
+        if !loaded.trusted {
+            return Ok(());
+        }
+        let configs = self.mcp_loader(&cwd, &loaded).load();
+        let local = cwd.join(".claude/settings.local.json");
+        for server in configs.servers.iter().filter(|s| s.scope == toolgate_mcp::McpScope::Project) {
+            if server.not_approved.is_none() {
+                continue;
+            }
+            let Some(approve) = terminal.ask_mcp_server(&server.name, &server.transport.target()) else { continue };
+            let key = if approve { "enabledMcpjsonServers" } else { "disabledMcpjsonServers" };
+            toolgate_permissions::update_settings_file(&local, |root| {
+                let list = root.entry(key).or_insert_with(|| serde_json::Value::Array(Vec::new()));
+                if let Some(list) = list.as_array_mut() {
+                    list.push(serde_json::Value::String(server.name.clone()));
+                }
+                Ok(())
+            })
+            .with_context(|| format!("cannot save the answer to {}", local.display()))?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::mcp`], only the server whose tools are named `mcp__{only}__…` when `only` is
+    /// given.
+    #[cfg(feature = "mcp")]
+    async fn mcp_servers(
+        &self,
+        cwd: &std::path::Path,
+        settings: &LoadedSettings,
+        wait: bool,
+        only: Option<&str>,
+    ) -> Option<toolgate_mcp::McpManager> {
+        let mut configs = self.mcp_loader(cwd, settings).load();
+        if let Some(only) = only {
+            configs.servers.retain(|server| toolgate_mcp::normalize_name_part(&server.name) == only);
+        }
         for d in &configs.diagnostics {
             eprintln!("toolgate: {d}");
         }
         if configs.servers.is_empty() {
             return None;
         }
-        Some(toolgate_mcp::McpManager::connect_all(configs, toolgate_mcp::ConnectOptions::from_env(cwd)).await)
+        // Servers get the session's working roots, and their questions go to the person at
+        // the terminal (declined without one).
+        let mut roots = vec![cwd.to_path_buf()];
+        roots.extend(settings.permissions().0.additional_directories);
+        roots.extend(self.add_dir.iter().map(|dir| toolgate_core::normalize_path(&cwd.join(dir))));
+        let mut options = toolgate_mcp::ConnectOptions::from_env(cwd).roots(roots);
+        if let Some(terminal) = TerminalPrompter::open() {
+            options = options.elicitor(Arc::new(terminal));
+        }
+        let manager = toolgate_mcp::McpManager::start(configs, options);
+        if wait {
+            manager.ready().await;
+        }
+        Some(manager)
     }
 
     /// The session: discovered settings, hooks, rules and mode, the built-in tools, the
@@ -236,17 +314,20 @@ impl SessionOpts {
         prompter: Option<Arc<dyn Prompter>>,
         dialog: Option<Arc<dyn UserDialog>>,
     ) -> anyhow::Result<Built> {
-        self.build_with(prompter, dialog, true).await
+        self.build_with(prompter, dialog, McpStart::Approved).await
     }
 
-    /// [`Self::build`], starting the configured MCP servers only when `start_mcp`.
+    /// [`Self::build`], starting the MCP servers `mcp` says.
     pub async fn build_with(
         &self,
         prompter: Option<Arc<dyn Prompter>>,
         dialog: Option<Arc<dyn UserDialog>>,
-        start_mcp: bool,
+        mcp: McpStart<'_>,
     ) -> anyhow::Result<Built> {
         let (cwd, loaded) = self.load_settings()?;
+        for d in loaded.diagnostics.iter().filter(|d| d.message.contains("toolgate trust")) {
+            eprintln!("toolgate: {d}");
+        }
         let mut services = self.services(dialog);
         // Config reads and writes the same files the session was built from.
         services.insert(self.discovery()?);
@@ -269,13 +350,32 @@ impl SessionOpts {
             servers
         };
         let mut builtin = self.builtin_tools(&cwd, &services)?;
-        let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
         #[cfg(feature = "mcp")]
-        let mcp = if start_mcp { self.mcp(&cwd).await } else { None };
-        #[cfg(not(feature = "mcp"))]
-        let _ = start_mcp;
+        let manager = match mcp {
+            McpStart::Approved => self.mcp(&cwd, &loaded, true).await,
+            McpStart::InBackground => self.mcp(&cwd, &loaded, false).await,
+            McpStart::Server(name) => self.mcp_servers(&cwd, &loaded, true, Some(name)).await,
+            McpStart::Nothing(_) => None,
+        };
+        let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
+        // `agent` hooks run a subagent the way the Agent tool does (`TOOLGATE_AGENT_COMMAND`).
+        let user_dir = toolgate_builtin::user_claude_dir();
+        if let Some((runner, _)) = toolgate_builtin::ProcessSubagentRunner::from_env(&cwd, user_dir.as_deref()) {
+            builder = builder.hook_agent(Arc::new(HookSubagent { runner, cwd: cwd.clone() }));
+        }
+        // A tool of a server not started, for a decision on its name alone.
+        if let McpStart::Nothing(Some(name)) = mcp
+            && name.starts_with("mcp__")
+        {
+            let description = "an MCP tool whose server was not started: only its name is known";
+            builder = builder.mcp_tools([toolgate_core::ToolBuilder::new(name).description(description).build()]);
+        }
+        #[cfg(feature = "mcp")]
+        let mcp = manager;
         #[cfg(feature = "mcp")]
         if let Some(manager) = &mcp {
+            // `mcp_tool` hooks call the session's MCP servers.
+            builder = builder.hook_mcp(Arc::new(HookMcp { manager: manager.clone(), cwd: cwd.clone() }));
             builtin.extend(manager.resource_tools());
             builder = builder.mcp_tools(manager.tools());
         }
@@ -317,21 +417,101 @@ impl SessionOpts {
     /// [`Self::build`] with the terminal prompter and dialog when `prompt` and a terminal
     /// is there.
     pub async fn session(&self, prompt: bool) -> anyhow::Result<Built> {
-        self.session_with(prompt, true).await
+        self.session_with(prompt, McpStart::Approved).await
     }
 
     /// [`Self::session`] for a call of `tool` alone: a built-in tool that does not reach
     /// MCP servers (anything but ToolSearch and the MCP resource tools) starts none of
-    /// them, so a slow or broken server cannot hold it up.
+    /// them, so a slow or broken server cannot hold it up, and a server's tool starts that
+    /// server only.
     pub async fn session_for_call(&self, prompt: bool, tool: &str) -> anyhow::Result<Built> {
-        self.session_with(prompt, !is_plain_builtin(tool)).await
+        // A server's own tool needs that server only.
+        let server = tool.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")).map(|(server, _)| server);
+        // `mcp_tool` hooks call the servers: then they start for any call.
+        let hooks_call_servers = self.load_settings().is_ok_and(|(_, loaded)| has_mcp_tool_hooks(&loaded));
+        let mcp = match server {
+            _ if is_plain_builtin(tool) && !hooks_call_servers => McpStart::Nothing(None),
+            #[cfg(feature = "mcp")]
+            Some(server) if !hooks_call_servers => McpStart::Server(server),
+            _ => McpStart::Approved,
+        };
+        self.session_with(prompt, mcp).await
     }
 
-    async fn session_with(&self, prompt: bool, start_mcp: bool) -> anyhow::Result<Built> {
+    /// The session `toolgate check` decides in: it starts nothing, and a call of an MCP tool
+    /// is decided on its name.
+    pub async fn session_for_check(&self, tool: &str) -> anyhow::Result<Built> {
+        self.build_with(None, None, McpStart::Nothing(Some(tool))).await
+    }
+
+    async fn session_with(&self, prompt: bool, mcp: McpStart<'_>) -> anyhow::Result<Built> {
+        if prompt && let Some(terminal) = TerminalPrompter::open() {
+            self.offer_trust(&terminal)?;
+            #[cfg(feature = "mcp")]
+            if !matches!(mcp, McpStart::Nothing(_)) {
+                self.offer_mcp_approval(&terminal)?;
+            }
+        }
         let prompter = if prompt { TerminalPrompter::open().map(|p| Arc::new(p) as Arc<dyn Prompter>) } else { None };
         let dialog = if prompt { TerminalDialog::open().map(|d| Arc::new(d) as Arc<dyn UserDialog>) } else { None };
-        self.build_with(prompter, dialog, start_mcp).await
+        self.build_with(prompter, dialog, mcp).await
     }
+}
+
+impl SessionOpts {
+    /// In a folder not yet trusted whose settings were cut down, asks the person at the
+    /// terminal whether to trust it, and records the answer yes as `toolgate trust` does.
+    fn offer_trust(&self, terminal: &TerminalPrompter) -> anyhow::Result<()> {
+        let (cwd, loaded) = self.load_settings()?;
+        let Some(ignored) = loaded.diagnostics.iter().find(|d| d.message.contains("toolgate trust")) else {
+            return Ok(());
+        };
+        if loaded.trusted || !terminal.ask_trust(&cwd, &ignored.message) {
+            return Ok(());
+        }
+        self.record_trust(None).map(|_| ())
+    }
+
+    /// Records trust for `dir` (default: the repository holding the working directory, else
+    /// the working directory) in `~/.claude.json`; returns the folder and the file.
+    pub fn record_trust(&self, dir: Option<PathBuf>) -> anyhow::Result<(PathBuf, PathBuf)> {
+        let cwd = self.cwd()?;
+        let dir = match dir {
+            Some(dir) => toolgate_core::normalize_path(&cwd.join(dir)),
+            None => cwd.ancestors().find(|d| d.join(".git").exists()).unwrap_or(&cwd).to_path_buf(),
+        };
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let record = toolgate_permissions::claude_json_path(home.as_deref())
+            .context("neither HOME nor CLAUDE_CONFIG_DIR is set: there is nowhere to record trust")?;
+        let trusted = toolgate_permissions::record_trust(&record, &dir, home.as_deref())
+            .with_context(|| format!("cannot record trust for {} in {}", dir.display(), record.display()))?;
+        Ok((trusted, record))
+    }
+}
+
+/// Which MCP servers a session starts.
+#[derive(Debug, Clone, Copy)]
+pub enum McpStart<'a> {
+    /// The approved ones (a project's `.mcp.json` servers need trust and approval), waiting
+    /// until each is connected or failed.
+    Approved,
+    /// The approved ones, without waiting: each server's tools join the session when it
+    /// connects (`toolgate mcp serve`, whose clients hear `tools/list_changed`).
+    #[cfg(feature = "mcp")]
+    InBackground,
+    /// The approved server whose tools are named `mcp__{name}__…` only, waiting for it
+    /// (`toolgate call` of one of its tools).
+    #[cfg(feature = "mcp")]
+    Server(&'a str),
+    /// None; with a tool name, an MCP tool of that name whose call fails, so that rules can
+    /// decide on it (`toolgate check`).
+    Nothing(Option<&'a str>),
+}
+
+/// Whether the hooks of `loaded` include a `type: "mcp_tool"` handler.
+fn has_mcp_tool_hooks(loaded: &LoadedSettings) -> bool {
+    let config = toolgate_pipeline::hooks_config(loaded);
+    config.handlers().any(|(_, _, handler)| matches!(handler.kind, toolgate_hooks::HandlerKind::McpTool(_)))
 }
 
 /// Built-in tools that reach the MCP servers: they need them started.
@@ -355,5 +535,67 @@ mod tests {
         {
             assert!(!is_plain_builtin(name), "{name}");
         }
+    }
+}
+
+/// How `mcp_tool` hooks call a tool of one of the session's MCP servers.
+#[cfg(feature = "mcp")]
+#[derive(Debug)]
+struct HookMcp {
+    manager: toolgate_mcp::McpManager,
+    cwd: PathBuf,
+}
+
+#[cfg(feature = "mcp")]
+impl toolgate_hooks::McpToolCaller for HookMcp {
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        input: serde_json::Value,
+    ) -> toolgate_core::BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let name = toolgate_mcp::mcp_tool_name(server, tool);
+            let Some(found) = self.manager.tools().into_iter().find(|t| t.name() == name) else {
+                return Err(format!(
+                    "{name}: the MCP server {server} has no such tool, or it is not started in this session"
+                ));
+            };
+            let ctx = toolgate_core::ToolContext::new(&self.cwd);
+            match found.call(input, &ctx).await {
+                Ok(output) => Ok(output.to_text()),
+                Err(error) => Err(format!("{name} failed: {}", error.to_model_text())),
+            }
+        })
+    }
+}
+
+/// How `agent` hooks run a subagent: through the Agent tool's process runner.
+#[derive(Debug)]
+struct HookSubagent {
+    runner: toolgate_builtin::ProcessSubagentRunner,
+    cwd: PathBuf,
+}
+
+impl toolgate_hooks::HookAgent for HookSubagent {
+    fn ask<'a>(
+        &'a self,
+        prompt: String,
+        model: Option<String>,
+    ) -> toolgate_core::BoxFuture<'a, Result<String, String>> {
+        use toolgate_builtin::SubagentRunner as _;
+        Box::pin(async move {
+            let mut request = toolgate_builtin::SubagentRequest::new(
+                "hook check",
+                prompt,
+                toolgate_builtin::SubagentType::general_purpose(),
+                &self.cwd,
+            );
+            request.model = model;
+            match self.runner.run(request, toolgate_core::CancellationToken::new()).await {
+                Ok(report) => Ok(report.text),
+                Err(error) => Err(format!("the hook's subagent failed: {error}")),
+            }
+        })
     }
 }

@@ -12,12 +12,24 @@ use toolgate_pipeline::{Event, EventSink};
 /// How long a call runs before its spinner appears.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
+/// The spinners of this process, drawn on stderr.
+fn spinners() -> &'static MultiProgress {
+    static MULTI: std::sync::OnceLock<MultiProgress> = std::sync::OnceLock::new();
+    MULTI.get_or_init(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()))
+}
+
+/// Runs `ask` (a question on the terminal) with every spinner hidden, so that none draws over it.
+#[cfg(feature = "mcp")]
+pub fn suspend<R>(ask: impl FnOnce() -> R) -> R {
+    spinners().suspend(ask)
+}
+
 /// An event sink drawing spinners, or `None` when stderr is not a terminal.
 pub fn spinner_sink() -> Option<EventSink> {
     if !console::Term::stderr().is_term() {
         return None;
     }
-    let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    let multi = spinners().clone();
     let bars: Arc<Mutex<HashMap<String, (ProgressBar, String)>>> = Arc::default();
     let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
         .unwrap_or_else(|_| ProgressStyle::default_spinner());

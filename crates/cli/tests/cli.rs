@@ -14,6 +14,24 @@ fn toolgate(dir: &std::path::Path) -> Command {
     cmd
 }
 
+/// `toolgate` with its own home folder and the project elsewhere (`toolgate` alone makes the
+/// project the home, whose settings then also apply as the user's).
+fn toolgate_at(home: &Path, project: &Path) -> Command {
+    let mut cmd = toolgate(project);
+    cmd.env("HOME", home);
+    cmd
+}
+
+/// A home folder and a project folder below a temporary one.
+fn home_and_project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (home, project) = (base.join("home"), base.join("project"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    (dir, home, project)
+}
+
 fn json_out(out: &std::process::Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
@@ -124,15 +142,19 @@ fn run_jsonl_keeps_one_session_per_stream() {
 
 #[test]
 fn settings_shows_rules_with_their_files_and_diagnostics() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    let (_dir, home, project) = home_and_project();
     std::fs::write(
-        dir.path().join(".claude/settings.json"),
+        project.join(".claude/settings.json"),
         r#"{"permissions": {"allow": ["Bash(npm test)", "Bash(oops"], "defaultMode": "plan"}}"#,
     )
     .unwrap();
-    let out = toolgate(dir.path()).args(["--allow", "Read", "settings"]).output().unwrap();
-    let v = json_out(&out);
+    let settings = || json_out(&toolgate_at(&home, &project).args(["--allow", "Read", "settings"]).output().unwrap());
+    let untrusted = settings();
+    assert_eq!(untrusted["trusted"], false);
+    assert!(untrusted["diagnostics"][0].as_str().unwrap().contains("toolgate trust"), "{untrusted}");
+    assert!(toolgate_at(&home, &project).arg("trust").output().unwrap().status.success());
+    let v = settings();
+    assert_eq!(v["trusted"], true);
     let rules = v["permissions"]["rules"].as_array().unwrap();
     assert!(rules.iter().any(|r| r["rule"] == "Read" && r["file"] == "--allowedTools"));
     assert!(rules.iter().any(|r| r["rule"] == "Bash(npm test)" && r["source"] == "projectSettings"));
@@ -184,13 +206,16 @@ fn test_server() -> Option<std::path::PathBuf> {
 
 #[test]
 fn mcp_list_reports_each_server_status() {
-    let dir = tempfile::tempdir().unwrap();
+    let (_dir, home, project) = home_and_project();
     let mut servers = json!({"broken": {"command": "/nonexistent/mcp-server"}});
     if let Some(server) = test_server() {
         servers["test"] = json!({"command": server});
     }
-    std::fs::write(dir.path().join(".mcp.json"), json!({"mcpServers": servers}).to_string()).unwrap();
-    let out = toolgate(dir.path()).args(["mcp", "list"]).output().unwrap();
+    std::fs::write(project.join(".mcp.json"), json!({"mcpServers": servers}).to_string()).unwrap();
+    let approve = json!({"enableAllProjectMcpServers": true}).to_string();
+    std::fs::write(project.join(".claude/settings.local.json"), approve).unwrap();
+    assert!(toolgate_at(&home, &project).arg("trust").output().unwrap().status.success());
+    let out = toolgate_at(&home, &project).args(["mcp", "list"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json_out(&out);
     let by_name = |n: &str| v.as_array().unwrap().iter().find(|s| s["name"] == n).cloned().unwrap();
@@ -450,6 +475,7 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
         .join("../../.ci/node/node_modules/.bin/typescript-language-server");
     let node = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("node").is_file()));
     if !node || !tsls.is_file() {
+        assert!(std::env::var_os("CI").is_none(), "node or {} is missing: .ci/run installs it", tsls.display());
         eprintln!("skipped: node or {} is missing (.ci/run installs it)", tsls.display());
         return;
     }
@@ -470,7 +496,7 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
     let input = json!({"operation": "goToDefinition", "filePath": "src/a.ts", "line": 4, "character": 1});
     let out = toolgate(dir.path())
         .env("TOOLGATE_LSP_SERVERS", servers.to_string())
-        .args(["call", "LSP"])
+        .args(["--allow", "LSP", "call", "LSP"])
         .arg(input.to_string())
         .output()
         .unwrap();
@@ -533,13 +559,125 @@ fn sandbox_settings_put_bash_under_bubblewrap() {
 /// it, so a server that never answers `initialize` held a built-in Read up for
 /// `MCP_TIMEOUT`. A built-in call starts none (the server never writes its marker); a call
 /// of the server's tool does start it.
+/// An untrusted folder's settings only tighten: its allow rule and hook have no effect, and a
+/// diagnostic names `toolgate trust`; after it, both apply.
+#[test]
+fn an_untrusted_project_allow_rule_and_hook_wait_for_toolgate_trust() {
+    let (_dir, home, project) = home_and_project();
+    let hook_marker = project.join("hook-ran");
+    let hook = json!({"type": "command", "command": format!("touch {}", hook_marker.display())});
+    let settings = json!({
+        "permissions": {"allow": ["Bash(touch made)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]},
+    });
+    std::fs::write(project.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let call = || toolgate_at(&home, &project).args(["call", "Bash", r#"{"command": "touch made"}"#]).output().unwrap();
+    let out = call();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("toolgate trust"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!project.join("made").exists() && !hook_marker.exists(), "the untrusted allow rule or hook applied");
+    let trusted = toolgate_at(&home, &project).arg("trust").output().unwrap();
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(record["projects"][project.display().to_string()]["hasTrustDialogAccepted"], true);
+    let out = call();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(project.join("made").exists() && hook_marker.exists());
+    let refused = toolgate_at(&home, &home).arg("trust").output().unwrap();
+    assert!(!refused.status.success(), "trusting the home folder trusts every project below it");
+}
+
+/// A project's `.mcp.json` server never starts for `check`, `tools`, `settings` or `mcp list`
+/// until the folder is trusted and the server approved; `check` starts nothing even then, and
+/// decides on the tool's name (a user rule allows it); a name with `__` is refused.
+#[test]
+fn a_project_mcp_server_starts_only_once_trusted_and_approved() {
+    let (_dir, home, project) = home_and_project();
+    let marker = project.join("started");
+    let script = format!("touch {}; exec sleep 60", marker.display());
+    let servers = json!({"srv": {"command": "sh", "args": ["-c", script]}, "srv__evil": {"command": "sh"}});
+    std::fs::write(project.join(".mcp.json"), json!({"mcpServers": servers}).to_string()).unwrap();
+    let allow = json!({"permissions": {"allow": ["mcp__srv__drop"]}});
+    std::fs::write(home.join(".claude.json"), "{}").unwrap();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/settings.json"), allow.to_string()).unwrap();
+    let run = |args: &[&str]| toolgate_at(&home, &project).env("MCP_TIMEOUT", "1500").args(args).output().unwrap();
+    let not_started = |when: &str| {
+        for args in [&["check", "mcp__srv__drop", "{}"][..], &["tools"], &["settings"], &["mcp", "list"]] {
+            let out = run(args);
+            assert!(!marker.exists(), "{when}: `toolgate {}` started the server", args.join(" "));
+            if args[0] == "check" {
+                assert!(
+                    String::from_utf8_lossy(&out.stdout).starts_with("allow"),
+                    "{}",
+                    String::from_utf8_lossy(&out.stdout)
+                );
+            }
+            if args[0] == "mcp" {
+                let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+                assert!(listed.contains("not started") && !listed.contains("srv__evil"), "{listed}");
+            }
+        }
+    };
+    not_started("untrusted");
+    assert!(run(&["trust"]).status.success());
+    not_started("trusted, not approved");
+    std::fs::write(project.join(".claude/settings.local.json"), r#"{"enabledMcpjsonServers": ["srv"]}"#).unwrap();
+    let check = run(&["check", "mcp__srv__drop", "{}"]);
+    assert!(String::from_utf8_lossy(&check.stdout).starts_with("allow"), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(!marker.exists(), "check started the approved server");
+    run(&["tools"]);
+    assert!(marker.exists(), "the approved server was not started by `tools`");
+}
+
+/// `toolgate mcp serve` answers its own `initialize` and lists its tools while a configured
+/// server has not answered yet: the servers start in the background (a hanging one held every
+/// answer up for its whole start-up timeout before).
+#[test]
+fn mcp_serve_does_not_wait_for_a_slow_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {"hangs": {"command": "sleep", "args": ["600"]}}}).to_string();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let started = std::time::Instant::now();
+    // The server's start-up timeout (five minutes) is far past the test's limit: only a serve
+    // that does not wait for it can answer in time.
+    let out = toolgate(dir.path())
+        .env("MCP_TIMEOUT", "300000")
+        .args(["--mcp-config", &config, "mcp", "serve"])
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let replies: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    assert!(replies.iter().any(|r| r["id"] == 1 && r["result"]["serverInfo"].is_object()), "{replies:?}");
+    let tools = replies.iter().find(|r| r["id"] == 2).unwrap_or_else(|| panic!("no tools/list reply: {replies:?}"));
+    assert!(tools["result"]["tools"].as_array().is_some_and(|t| t.iter().any(|t| t["name"] == "Read")), "{tools}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(120), "took {:?}", started.elapsed());
+}
+
 #[test]
 fn a_built_in_call_starts_no_mcp_server() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
     let marker = dir.path().join("started");
     let script = format!("touch {}; exec sleep 60", marker.display());
-    let config = json!({"mcpServers": {"slow": {"command": "sh", "args": ["-c", script]}}}).to_string();
+    let other_marker = dir.path().join("other-started");
+    let other = format!("touch {}; exec sleep 60", other_marker.display());
+    let config = json!({"mcpServers": {
+        "slow": {"command": "sh", "args": ["-c", script]},
+        "other": {"command": "sh", "args": ["-c", other]},
+    }})
+    .to_string();
     let read = json!({"file_path": dir.path().join("a.txt")}).to_string();
     let out = toolgate(dir.path())
         .env("MCP_TIMEOUT", "2000")
@@ -556,4 +694,76 @@ fn a_built_in_call_starts_no_mcp_server() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(marker.exists(), "a call of the server's tool starts it");
+    assert!(!other_marker.exists(), "a call of one server's tool started another server");
+}
+
+/// An `mcp_tool` hook calls a tool of the session's MCP server (the test server's `echo`, which
+/// hands back the decision it is given) with the event's input filled in; its answer is read
+/// as a hook's output.
+#[test]
+fn an_mcp_tool_hook_decides_through_an_mcp_servers_tool() {
+    let Some(server) = test_server() else {
+        assert!(std::env::var_os("CI").is_none(), "the test server binary is not built (CI builds it)");
+        eprintln!("skipped: the test server binary is not built");
+        return;
+    };
+    let (_dir, home, project) = home_and_project();
+    let trust = json!({"projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}});
+    std::fs::write(home.join(".claude.json"), trust.to_string()).unwrap();
+    let reply = r#"{"decision": "block", "reason": "mcp says no to ${tool_input.command}"}"#;
+    let hook = json!({"type": "mcp_tool", "server": "test", "tool": "echo", "input": {"text": reply}});
+    let on_other = r#"{"decision": "block", "reason": "mcp says no to ${tool_input.text}"}"#;
+    let other_hook = json!({"type": "mcp_tool", "server": "test", "tool": "echo", "input": {"text": on_other}});
+    let settings = json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [hook]},
+        {"matcher": "mcp__other__echo", "hooks": [other_hook]}
+    ]}});
+    std::fs::write(project.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let servers = json!({"mcpServers": {"test": {"command": server}, "other": {"command": server}}}).to_string();
+    let message = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "echo hi"}}
+    ]});
+    let out = toolgate_at(&home, &project)
+        .args(["--mcp-config", &servers, "--allow", "Bash", "run", "-"])
+        .write_stdin(message.to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("mcp says no to echo hi"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // `call` of a built-in tool starts the servers too when a hook calls them.
+    let out = toolgate_at(&home, &project)
+        .args(["--mcp-config", &servers, "--allow", "Bash", "call", "Bash", r#"{"command": "echo there"}"#])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("mcp says no to echo there"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // So does `call` of another server's tool: the hook's server starts with it (it did not,
+    // and the hook failed open).
+    let out = toolgate_at(&home, &project)
+        .args(["--mcp-config", &servers, "--allow", "mcp__other", "call", "mcp__other__echo", r#"{"text": "sneaky"}"#])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("mcp says no to sneaky"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// An `agent` hook runs the Agent tool's subagent command (`TOOLGATE_AGENT_COMMAND`); its final
+/// `{"ok": false, "reason": …}` blocks the call.
+#[test]
+fn an_agent_hook_blocks_through_the_subagent_command() {
+    let (_dir, home, project) = home_and_project();
+    let trust = json!({"projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}}});
+    std::fs::write(home.join(".claude.json"), trust.to_string()).unwrap();
+    let hook = json!({"type": "agent", "prompt": "Is this fine? $ARGUMENTS"});
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}});
+    std::fs::write(project.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let agent = r#"grep -q 'echo hi' && echo '{"ok": false, "reason": "the subagent says no"}'"#;
+    let out = toolgate_at(&home, &project)
+        .env("TOOLGATE_AGENT_COMMAND", agent)
+        .args(["--allow", "Bash", "call", "Bash", r#"{"command": "echo hi"}"#])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("the subagent says no"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1));
 }

@@ -202,6 +202,19 @@ pub struct CommandHook {
     pub args: Option<Vec<String>>,
     /// The shell for shell form.
     pub shell: Shell,
+    /// `async: true` (or `asyncRewake: true`): the command runs in the background and never
+    /// delays the call; its outcome is reported when it ends.
+    pub background: Option<Background>,
+}
+
+/// How a background (`async`) command hook's end is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Background {
+    /// `async: true`: its output is context for the model once it ends.
+    Report,
+    /// `asyncRewake: true`: as `Report`, and an exit code 2 wakes the model with its stderr.
+    Rewake,
 }
 
 /// A `type: "http"` handler: the event JSON is POSTed to `url`.
@@ -217,13 +230,42 @@ pub struct HttpHook {
 }
 
 /// What a handler runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum HandlerKind {
     /// A process.
     Command(CommandHook),
     /// An HTTP POST.
     Http(HttpHook),
+    /// A question to a model, answered ok or not.
+    Prompt(PromptHook),
+    /// A call of a configured MCP server's tool.
+    McpTool(McpToolHook),
+    /// A question to a subagent, answered ok or not (the prompt hook's form).
+    Agent(PromptHook),
+}
+
+/// A `type: "mcp_tool"` handler: a tool of a configured MCP server is called with `input`,
+/// its `${tool_input.file_path}`-style placeholders filled from the event input, and its
+/// result's text is read as a command hook's stdout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpToolHook {
+    /// The server's name as configured.
+    pub server: String,
+    /// The tool's name on that server.
+    pub tool: String,
+    /// The tool's input, with placeholders.
+    pub input: serde_json::Value,
+}
+
+/// A `type: "prompt"` handler: `prompt` (with `$ARGUMENTS`, the event input) goes to a model
+/// through the Messages API, whose answer is read as ok, or not with a reason (a block).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptHook {
+    /// What the model is asked.
+    pub prompt: String,
+    /// The model, when not the configured default.
+    pub model: Option<String>,
 }
 
 /// One configured handler.
@@ -253,6 +295,9 @@ impl HookHandler {
                 _ => c.command.clone(),
             },
             HandlerKind::Http(h) => h.url.clone(),
+            HandlerKind::Prompt(p) => format!("prompt: {}", p.prompt.lines().next().unwrap_or_default()),
+            HandlerKind::McpTool(m) => format!("mcp__{}__{}", m.server, m.tool),
+            HandlerKind::Agent(p) => format!("agent: {}", p.prompt.lines().next().unwrap_or_default()),
         }
     }
 
@@ -267,6 +312,9 @@ impl HookHandler {
                 format!("command\0{namespace}\0{:?}\0{}\0{args}\0{condition}", c.shell, c.command)
             }
             HandlerKind::Http(h) => format!("http\0{}\0{condition}", h.url),
+            HandlerKind::Prompt(p) => format!("prompt\0{}\0{:?}\0{condition}", p.prompt, p.model),
+            HandlerKind::McpTool(m) => format!("mcp_tool\0{}\0{}\0{}\0{condition}", m.server, m.tool, m.input),
+            HandlerKind::Agent(p) => format!("agent\0{}\0{:?}\0{condition}", p.prompt, p.model),
         }
     }
 }
@@ -319,6 +367,22 @@ impl HooksConfig {
     /// The matcher groups of `event`, in configuration order.
     pub fn groups(&self, event: HookEvent) -> &[MatcherGroup] {
         self.events.get(&event).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every handler with its event and matcher group, event by event, each event's in
+    /// configuration order.
+    ///
+    /// ```
+    /// use toolgate_hooks::{HookEvent, HookSource, HooksConfig};
+    /// let settings = serde_json::json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}});
+    /// let config = HooksConfig::builder().add(HookSource::project("/p/.claude/settings.json"), &settings).build();
+    /// let events: Vec<HookEvent> = config.handlers().map(|(event, _, _)| event).collect();
+    /// assert_eq!(events, [HookEvent::Stop]);
+    /// ```
+    pub fn handlers(&self) -> impl Iterator<Item = (HookEvent, &MatcherGroup, &HookHandler)> {
+        self.events.iter().flat_map(|(&event, groups)| {
+            groups.iter().flat_map(move |group| group.handlers.iter().map(move |handler| (event, group, handler)))
+        })
     }
 
     /// Whether no hook is configured for any event.
@@ -504,13 +568,34 @@ impl HooksConfigBuilder {
         let kind = match h.get("type").and_then(Value::as_str) {
             Some("command") => HandlerKind::Command(self.read_command(path, h, location)?),
             Some("http") => HandlerKind::Http(self.read_http(path, h, location)?),
-            Some(other @ ("prompt" | "agent" | "mcp_tool")) => {
-                self.diag(
-                    path,
-                    location,
-                    format!("'{other}' hooks are not supported by toolgate; this handler is skipped"),
-                );
-                return None;
+            Some(kind @ ("prompt" | "agent")) => {
+                let Some(prompt) = h.get("prompt").and_then(Value::as_str).filter(|p| !p.trim().is_empty()) else {
+                    self.diag(
+                        path,
+                        location,
+                        format!(
+                            "{} {kind} hook needs a non-empty 'prompt' string; this handler is skipped",
+                            if kind == "agent" { "an" } else { "a" }
+                        ),
+                    );
+                    return None;
+                };
+                let model = h.get("model").and_then(Value::as_str).map(str::to_owned);
+                let hook = PromptHook { prompt: prompt.to_owned(), model };
+                if kind == "agent" { HandlerKind::Agent(hook) } else { HandlerKind::Prompt(hook) }
+            }
+            Some("mcp_tool") => {
+                let text = |key: &str| h.get(key).and_then(Value::as_str).filter(|v| !v.trim().is_empty());
+                let (Some(server), Some(tool)) = (text("server"), text("tool")) else {
+                    self.diag(
+                        path,
+                        location,
+                        "an mcp_tool hook needs 'server' and 'tool' strings; this handler is skipped",
+                    );
+                    return None;
+                };
+                let input = h.get("input").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+                HandlerKind::McpTool(McpToolHook { server: server.to_owned(), tool: tool.to_owned(), input })
             }
             Some(other) => {
                 self.diag(path, location, format!("unknown hook type '{other}'; this handler is skipped"));
@@ -602,16 +687,14 @@ impl HooksConfigBuilder {
                 return None;
             }
         };
-        for key in ["async", "asyncRewake"] {
-            if h.get(key).and_then(Value::as_bool) == Some(true) {
-                self.diag(
-                    path,
-                    format!("{location}.{key}"),
-                    "background hooks are not supported by toolgate; this handler is skipped",
-                );
-                return None;
-            }
-        }
+        let flag = |key: &str| h.get(key).and_then(Value::as_bool) == Some(true);
+        let background = if flag("asyncRewake") {
+            Some(Background::Rewake)
+        } else if flag("async") {
+            Some(Background::Report)
+        } else {
+            None
+        };
         let shell = match h.get("shell") {
             None | Some(Value::Null) => Shell::Sh,
             Some(Value::String(s)) if s == "bash" => Shell::Bash,
@@ -632,7 +715,7 @@ impl HooksConfigBuilder {
                 return None;
             }
         };
-        Some(CommandHook { command: command.to_owned(), args, shell })
+        Some(CommandHook { command: command.to_owned(), args, shell, background })
     }
 
     fn read_http(&mut self, path: Option<&Path>, h: &Map<String, Value>, location: &str) -> Option<HttpHook> {
@@ -721,7 +804,7 @@ mod tests {
                 {"matcher": 3, "hooks": []},
                 {"hooks": "nope"},
                 {"hooks": [
-                    {"type": "prompt", "prompt": "ok?"},
+                    {"type": "agent"},
                     {"type": "telepathy"},
                     {"command": "no type"},
                     {"type": "command", "command": ""},
@@ -741,13 +824,12 @@ mod tests {
             "hooks.Stop[0]: expected a matcher group object; it is skipped",
             "hooks.Stop[1].matcher: expected a string; this group is skipped",
             "hooks.Stop[2]: has no 'hooks' array of handlers; it is skipped",
-            "hooks.Stop[3].hooks[0]: 'prompt' hooks are not supported by toolgate; this handler is skipped",
+            "hooks.Stop[3].hooks[0]: an agent hook needs a non-empty 'prompt' string; this handler is skipped",
             "hooks.Stop[3].hooks[1]: unknown hook type 'telepathy'; this handler is skipped",
             "hooks.Stop[3].hooks[2]: a handler needs a 'type' (\"command\" or \"http\"); it is skipped",
             "hooks.Stop[3].hooks[3]: a command hook needs a non-empty 'command' string; this handler is skipped",
             "hooks.Stop[3].hooks[4].args: expected an array of strings; this handler is skipped",
             "hooks.Stop[3].hooks[5].timeout: expected a positive number of seconds, got -1; the default of 600 s applies",
-            "hooks.Stop[3].hooks[6].async: background hooks are not supported by toolgate; this handler is skipped",
             "hooks.Stop[3].hooks[7].if: 'if' only applies to tool events, so this handler never runs on Stop; it is skipped",
             "hooks.Stop[3].hooks[8]: an http hook needs a non-empty 'url' string; this handler is skipped",
         ];
@@ -760,8 +842,10 @@ mod tests {
         let stop = config.groups(HookEvent::Stop);
         assert_eq!(stop.len(), 1);
         let names: Vec<String> = stop[0].handlers.iter().map(HookHandler::display).collect();
-        assert_eq!(names, ["x", "kept"]); // the bad timeout falls back to the default
+        assert_eq!(names, ["x", "x", "kept"]); // the bad timeout falls back to the default
         assert_eq!(stop[0].handlers[0].timeout, None);
+        let HandlerKind::Command(background) = &stop[0].handlers[1].kind else { panic!("a command hook") };
+        assert_eq!(background.background, Some(Background::Report), "async runs in the background");
     }
 
     #[test]
@@ -871,7 +955,12 @@ mod tests {
     #[test]
     fn dedup_keys_separate_plugins_and_conditions() {
         let handler = |source: HookSource, condition: Option<&str>| HookHandler {
-            kind: HandlerKind::Command(CommandHook { command: "./x.sh".into(), args: None, shell: Shell::Sh }),
+            kind: HandlerKind::Command(CommandHook {
+                command: "./x.sh".into(),
+                args: None,
+                shell: Shell::Sh,
+                background: None,
+            }),
             timeout: None,
             condition: condition.map(str::to_owned),
             status_message: None,

@@ -13,6 +13,7 @@ use crate::outcome::HookResponse;
 
 /// Replaces `$VAR` and `${VAR}` in a header value: by the variable's value when `VAR` is
 /// listed in `allowed` (and set), by nothing otherwise.
+#[cfg_attr(not(feature = "http"), allow(dead_code, reason = "only http requests carry headers"))]
 pub(crate) fn interpolate(value: &str, allowed: &[String], lookup: impl Fn(&str) -> Option<String>) -> String {
     static VAR: OnceLock<Option<Regex>> = OnceLock::new();
     let Some(re) = VAR.get_or_init(|| Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)").ok())
@@ -26,8 +27,51 @@ pub(crate) fn interpolate(value: &str, allowed: &[String], lookup: impl Fn(&str)
     .into_owned()
 }
 
+/// The client http handlers are POSTed through, built on first use. Without the `http`
+/// feature every http handler is a non-blocking error that says so.
+#[derive(Debug, Default)]
+pub(crate) struct HttpClient {
+    #[cfg(feature = "http")]
+    client: OnceLock<Result<reqwest::Client, String>>,
+}
+
+impl HttpClient {
+    /// POSTs `body` to the hook's URL and reads at most `cap` bytes of the response.
+    pub(crate) async fn post(
+        &self,
+        hook: &HttpHook,
+        body: Vec<u8>,
+        timeout: Duration,
+        cap: usize,
+        cancel: &CancellationToken,
+    ) -> HookResponse {
+        #[cfg(feature = "http")]
+        {
+            let client = self.client.get_or_init(|| {
+                reqwest::Client::builder().build().map_err(|e| format!("could not set up the http client: {e}"))
+            });
+            match client {
+                Ok(client) => post(client, hook, body, timeout, cap, cancel).await,
+                Err(message) => HookResponse::Error { message: message.clone() },
+            }
+        }
+        #[cfg(not(feature = "http"))]
+        {
+            let _ = (body, timeout, cap, cancel);
+            HookResponse::Error {
+                message: format!(
+                    "the http hook for {} did not run: this build of toolgate-hooks has no `http` feature \
+                     (an HTTP client); build with it, or use a command hook that runs curl",
+                    hook.url
+                ),
+            }
+        }
+    }
+}
+
 /// POSTs `body` to the hook's URL and reads at most `cap` bytes of the response.
-pub(crate) async fn post(
+#[cfg(feature = "http")]
+async fn post(
     client: &reqwest::Client,
     hook: &HttpHook,
     body: Vec<u8>,
@@ -56,6 +100,7 @@ pub(crate) async fn post(
     }
 }
 
+#[cfg(feature = "http")]
 async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<(String, bool), String> {
     let mut body = Vec::new();
     let mut truncated = false;
@@ -72,6 +117,7 @@ async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<(Str
 }
 
 /// The error and its causes, `: `-separated (reqwest's own message is terse).
+#[cfg(feature = "http")]
 fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();

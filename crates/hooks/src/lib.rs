@@ -48,14 +48,16 @@ mod event;
 mod http;
 mod input;
 mod matcher;
+mod mcp_tool;
 mod outcome;
 mod output;
+mod prompt;
 mod runner;
 mod schema;
 
 pub use config::{
-    CommandHook, Diagnostic, HandlerKind, HookHandler, HookSource, HooksConfig, HooksConfigBuilder, HttpHook,
-    MatcherGroup, Shell, SourceKind,
+    Background, CommandHook, Diagnostic, HandlerKind, HookHandler, HookSource, HooksConfig, HooksConfigBuilder,
+    HttpHook, MatcherGroup, Shell, SourceKind,
 };
 pub use event::{HookEvent, UnknownEvent};
 pub use input::{
@@ -65,6 +67,7 @@ pub use input::{
     UserPromptSubmitInput,
 };
 pub use matcher::Matcher;
+pub use mcp_tool::McpToolCaller;
 pub use outcome::{
     AnyOutcome, EventOutcome, HandlerReport, HandlerResult, HookBlock, HookDecision, HookError, HookMessage, HookRef,
     HookResponse, HookStop, PermissionRequestOutcome, PermissionVerdict, PostToolUseOutcome, PreToolUseOutcome,
@@ -77,5 +80,6 @@ pub use output::{
     SessionStartSpecificOutput, SpecificOutput, TopLevelDecision, UserPromptSubmitOutput,
     UserPromptSubmitSpecificOutput,
 };
-pub use runner::{DEFAULT_HOOK_OUTPUT_BYTES, HOOK_OUTPUT_CAP_CHARS, HookRunner, RawRun};
+pub use prompt::HookAgent;
+pub use runner::{BackgroundResult, DEFAULT_HOOK_OUTPUT_BYTES, HOOK_OUTPUT_CAP_CHARS, HookRunner, HookTools, RawRun};
 pub use schema::{input_schema, output_schema};

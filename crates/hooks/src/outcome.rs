@@ -443,3 +443,19 @@ fn short_name(hook: &HookRef) -> String {
         None => format!("`{}`", hook.name),
     }
 }
+
+/// Awaits a handler's `answer` under its `timeout` and the call's `cancel`; a failure, a timeout
+/// or a cancellation is the response as it is, the answer goes to `read`.
+pub(crate) async fn bounded<T>(
+    timeout: std::time::Duration,
+    cancel: &toolgate_core::CancellationToken,
+    answer: impl std::future::Future<Output = Result<T, String>>,
+    read: impl FnOnce(T) -> HookResponse,
+) -> HookResponse {
+    match cancel.run_until_cancelled(tokio::time::timeout(timeout, answer)).await {
+        None => HookResponse::Cancelled,
+        Some(Err(_)) => HookResponse::TimedOut { after: timeout },
+        Some(Ok(Err(message))) => HookResponse::Error { message },
+        Some(Ok(Ok(answer))) => read(answer),
+    }
+}

@@ -28,7 +28,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -100,8 +100,55 @@ pub struct HookRunner {
     env: Vec<(OsString, OsString)>,
     output_bytes: usize,
     kill_grace: Duration,
-    http: OnceLock<Result<reqwest::Client, String>>,
+    http: http::HttpClient,
     counter: AtomicU64,
+    /// How agent hooks run a subagent.
+    agent: Option<Arc<dyn crate::HookAgent>>,
+    /// How `mcp_tool` hooks reach the host's MCP servers.
+    mcp: Option<Arc<dyn crate::McpToolCaller>>,
+    /// The host's tools, for `if` rules to see every target a call names.
+    tools: Option<Arc<dyn HookTools>>,
+    /// Where prompt hooks ask their model.
+    prompts: crate::prompt::PromptAsker,
+    /// Background (`async`) command hooks that ended and were not yet taken.
+    finished: Arc<Mutex<Vec<BackgroundResult>>>,
+}
+
+/// The host's tools by name, so a hook's `if` rule sees every target a call names as the
+/// permission engine does (each file of a patch), not only its `file_path`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolgate_core::{DynTool, ToolPool};
+/// use toolgate_hooks::HookTools;
+///
+/// #[derive(Debug)]
+/// struct Pool(Arc<ToolPool>);
+/// impl HookTools for Pool {
+///     fn tool(&self, name: &str) -> Option<DynTool> {
+///         self.0.get(name).cloned()
+///     }
+/// }
+/// ```
+pub trait HookTools: Send + Sync + std::fmt::Debug {
+    /// The tool called `name`, if the host has it.
+    fn tool(&self, name: &str) -> Option<toolgate_core::DynTool>;
+}
+
+/// A background (`async`) command hook that ended: what it printed and how it exited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BackgroundResult {
+    /// The hook as configured (its command), and the event it ran for.
+    pub hook: String,
+    /// `asyncRewake` and exit code 2: the model should be woken with `stderr`.
+    pub rewake: bool,
+    /// Its exit code, if it exited.
+    pub exit_code: Option<i32>,
+    /// Its stdout (capped as any hook's).
+    pub stdout: String,
+    /// Its stderr.
+    pub stderr: String,
 }
 
 /// What the runner needs to know about one firing of an event.
@@ -151,7 +198,12 @@ impl HookRunner {
             env: Vec::new(),
             output_bytes: DEFAULT_HOOK_OUTPUT_BYTES,
             kill_grace: toolgate_core::process::DEFAULT_KILL_GRACE,
-            http: OnceLock::new(),
+            http: http::HttpClient::default(),
+            finished: Arc::default(),
+            prompts: crate::prompt::PromptAsker::default(),
+            mcp: None,
+            tools: None,
+            agent: None,
             counter: AtomicU64::new(0),
         }
     }
@@ -175,6 +227,39 @@ impl HookRunner {
     #[must_use]
     pub fn with_output_bytes(mut self, bytes: usize) -> Self {
         self.output_bytes = bytes;
+        self
+    }
+
+    /// The model prompt hooks ask (default: from `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` and
+    /// `TOOLGATE_CLASSIFIER_MODEL`, as the LLM classifier's; `None`: no model, so prompt hooks
+    /// report, once, that they did not run).
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn with_model(mut self, model: Option<toolgate_permissions::LlmClassifierConfig>) -> Self {
+        self.prompts = crate::prompt::PromptAsker::with(model);
+        self
+    }
+
+    /// How agent hooks run a subagent (without one they report that they did not run).
+    #[must_use]
+    pub fn with_agent(mut self, agent: Arc<dyn crate::HookAgent>) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// How `mcp_tool` hooks call the host's MCP servers' tools (without one they report that
+    /// they did not run).
+    #[must_use]
+    pub fn with_mcp(mut self, caller: Arc<dyn crate::McpToolCaller>) -> Self {
+        self.mcp = Some(caller);
+        self
+    }
+
+    /// The host's tools, for `if` rules (without them a rule reads the common input fields:
+    /// `file_path`, `url`, `subagent_type`, ...).
+    #[must_use]
+    pub fn with_tools(mut self, tools: Arc<dyn HookTools>) -> Self {
+        self.tools = Some(tools);
         self
     }
 
@@ -388,6 +473,9 @@ impl HookRunner {
         let mut seen = HashSet::new();
         let mut selected = Vec::new();
         let value = call.matcher_value.unwrap_or("");
+        // The call `if` rules are tested against, made for the first rule.
+        let tool = call.tool.and_then(|(name, _)| self.tools.as_ref().and_then(|t| t.tool(name)));
+        let mut condition = None;
         for group in self.config.groups(call.event) {
             if call.event.supports_matcher() && !group.matcher.matches(value) {
                 continue;
@@ -398,8 +486,11 @@ impl HookRunner {
                 }
                 if let Some(rule) = &handler.condition {
                     let Some((tool_name, tool_input)) = call.tool else { continue };
-                    let cwd = if call.cwd.is_empty() { self.project_dir.as_path() } else { Path::new(call.cwd) };
-                    match toolgate_permissions::rule_matches_call(rule, tool_name, tool_input, cwd) {
+                    let condition = condition.get_or_insert_with(|| {
+                        let cwd = if call.cwd.is_empty() { self.project_dir.as_path() } else { Path::new(call.cwd) };
+                        toolgate_permissions::CallCondition::new(tool.as_deref(), tool_name, tool_input, cwd)
+                    });
+                    match condition.matches(rule) {
                         Some(true) => {}
                         Some(false) => continue,
                         None => diagnostics.push(Diagnostic::new(
@@ -426,14 +517,19 @@ impl HookRunner {
         let timeout = match (call.event, handler.timeout) {
             (HookEvent::SessionEnd, Some(t)) => t.min(SESSION_END_MAX),
             (_, Some(t)) => t,
+            // A prompt hook waits 30 s for its model unless it says otherwise.
+            (_, None) if matches!(handler.kind, HandlerKind::Prompt(_)) => crate::prompt::DEFAULT_TIMEOUT,
+            (_, None) if matches!(handler.kind, HandlerKind::Agent(_)) => crate::prompt::AGENT_TIMEOUT,
             (event, None) => event.default_timeout(),
         };
         let response = match &handler.kind {
             HandlerKind::Command(command) => self.run_command(call, handler, command, body, timeout, cancel).await,
-            HandlerKind::Http(hook) => match self.http_client() {
-                Ok(client) => http::post(client, hook, body.to_vec(), timeout, self.output_bytes, cancel).await,
-                Err(message) => HookResponse::Error { message },
-            },
+            HandlerKind::Http(hook) => self.http.post(hook, body.to_vec(), timeout, self.output_bytes, cancel).await,
+            HandlerKind::Prompt(hook) => self.prompts.ask(hook, body, timeout, cancel).await,
+            HandlerKind::McpTool(hook) => crate::mcp_tool::run(self.mcp.as_deref(), hook, body, timeout, cancel).await,
+            HandlerKind::Agent(hook) => {
+                crate::prompt::ask_agent(self.agent.as_deref(), hook, body, timeout, cancel).await
+            }
         };
         HandlerResult { hook: hook_ref(call.event, handler), response, duration: started.elapsed() }
     }
@@ -492,6 +588,28 @@ impl HookRunner {
         if let Some(level) = call.effort {
             spec = spec.env("CLAUDE_EFFORT", level);
         }
+        if let Some(background) = command.background {
+            // Never delays the call, nor ends with it: reported by `take_background_results`.
+            let finished = self.finished.clone();
+            let hook = format!("{} ({})", handler.display(), call.event);
+            tokio::spawn(async move {
+                let (exit_code, stdout, stderr) = match spec.run(&CancellationToken::new()).await {
+                    Ok(outcome) => (
+                        match outcome.status {
+                            ProcessStatus::Exited(code) => Some(code),
+                            _ => None,
+                        },
+                        outcome.stdout.text().into_owned(),
+                        outcome.stderr.text().into_owned(),
+                    ),
+                    Err(e) => (None, String::new(), e.to_string()),
+                };
+                let rewake = background == crate::Background::Rewake && exit_code == Some(2);
+                let result = BackgroundResult { hook, rewake, exit_code, stdout, stderr };
+                finished.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(result);
+            });
+            return HookResponse::Success { stdout: String::new(), truncated: false };
+        }
         let outcome = match spec.run(cancel).await {
             Ok(outcome) => outcome,
             Err(e) => return HookResponse::Error { message: e.to_string() },
@@ -509,13 +627,10 @@ impl HookRunner {
         }
     }
 
-    fn http_client(&self) -> Result<&reqwest::Client, String> {
-        self.http
-            .get_or_init(|| {
-                reqwest::Client::builder().build().map_err(|e| format!("could not set up the http client: {e}"))
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+    /// The background (`async`) hooks that ended since the last call, oldest first; each is
+    /// returned once. A host adds them to what the model reads next.
+    pub fn take_background_results(&self) -> Vec<BackgroundResult> {
+        std::mem::take(&mut *self.finished.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
     /// `text` as shown to the model or user: at most [`HOOK_OUTPUT_CAP_CHARS`] chars,

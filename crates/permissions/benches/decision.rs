@@ -20,7 +20,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 use toolgate_core::{PermissionMode, RuleSource, ToolBuilder, ToolContext};
-use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile, bash};
+use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile};
+use toolgate_shell as bash;
 
 #[path = "../../../bench/interleave.rs"]
 mod interleave;

@@ -35,16 +35,16 @@ use std::path::Path;
 
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
+use toolgate_shell::{
+    BashAnalysis, Hazard, SimpleCommand, Strs, Text, git_global_options, is_read_only_command, safe_assignment,
+    safe_env_name,
+};
 
-use crate::bash::{
-    BashAnalysis, Hazard, SimpleCommand, Strs, Text, is_read_only_command, safe_assignment, safe_env_name,
-};
 use crate::bash_paths::{
-    Bases, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, git_global_options, glob_folder,
-    glob_may_name_hidden, operands, option_paths, option_values, output_paths, read_operands, recursion,
-    sed_edits_only_operands, walk_below,
+    Bases, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, glob_folder, glob_may_name_hidden,
+    operands, option_paths, option_values, output_paths, read_operands, recursion, sed_edits_only_operands, walk_below,
 };
-use crate::engine::{Content, Paths, concat};
+use crate::content::{Content, Paths, concat};
 use crate::real_path::Forms;
 use crate::rule_index::{CommandIndex, PathRules, RuleBook};
 use crate::rules::CompiledRule;
@@ -109,7 +109,19 @@ pub(crate) fn bash_content<'b>(
     };
     // Each command's read-only verdict, computed once (the whole is read-only when every
     // command is and nothing else is in the way).
-    let read_only: SmallVec<[bool; 4]> = analysis.commands.iter().map(is_read_only_command).collect();
+    let mut read_only: SmallVec<[bool; 4]> = analysis.commands.iter().map(is_read_only_command).collect();
+    // A read-only program that a repository file points at another program is no read
+    // (`cargo --version` runs the toolchain `rust-toolchain.toml` names).
+    for (cmd, read_only) in analysis.commands.iter().zip(read_only.iter_mut()).filter(|(_, r)| **r) {
+        let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+        if let Some(file) = crate::program_redirect(program, &ctx.cwd, home) {
+            *read_only = false;
+            check
+                .content
+                .bash_hazard
+                .get_or_insert_with(|| format!("`{program}` runs what {} chooses", file.display()));
+        }
+    }
     check.all_read_only &= read_only.iter().all(|&r| r);
 
     // 2. Redirections.
@@ -192,9 +204,10 @@ pub(crate) fn bash_content<'b>(
         for value in named.iter().chain(&git_paths) {
             check.operand(cmd, value, families, Access::Change { written: false });
         }
+        // A recursive read (`grep -r`, `rg`, `diff` of folders) reads every file below its
+        // folders, read-only or not.
+        check.recursive_read(cmd, program);
         if command_read_only {
-            // A recursive read (`grep -r`, `rg`) reads every file below its folders.
-            check.recursive_read(cmd, program);
             continue;
         }
         // acceptEdits: simple file commands on paths inside the working dirs (only
@@ -352,7 +365,7 @@ impl Check<'_, '_, '_> {
             // A file command's write outside the working directories: as for a read, the
             // rule that allows the command does not vouch for where it writes (`Bash(rm:*)`
             // and `rm -rf /etc/nginx`).
-            if !crate::bash::is_exempt_device(arg) && !self.paths.inside(&forms) {
+            if !toolgate_shell::is_exempt_device(arg) && !self.paths.inside(&forms) {
                 let shown = self.outside_form(&forms);
                 self.outside(|| format!("`{}` writes {shown}, outside the working directories", cmd.text));
             }
@@ -570,8 +583,10 @@ impl Check<'_, '_, '_> {
                 let mut all = Vec::new();
                 for target in targets {
                     let lexical = self.paths.forms(&target).swap_remove(0);
-                    // No rule can match below it, or nothing is there: nothing to walk.
-                    if self.path_rules.restrict_reads_below(&lexical) && self.paths.exists(&lexical) {
+                    // No rule can match below it, or nothing is there: nothing to walk. `diff`'s
+                    // folders are walked whatever the rules: a link in one may lead anywhere.
+                    let may_match = program == "diff" || self.path_rules.restrict_reads_below(&lexical);
+                    if may_match && self.paths.exists(&lexical) {
                         all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
                     }
                 }
@@ -584,7 +599,16 @@ impl Check<'_, '_, '_> {
                 continue;
             };
             for path in below {
-                let forms = [path];
+                // A link is read where it leads (`diff a b` with `a/id_rsa -> ~/.ssh/id_rsa`),
+                // and one leading out of the working directories makes the walk no read.
+                let link = path.is_symlink();
+                let forms = if link { self.paths.forms(&path) } else { smallvec::smallvec![path] };
+                if link && !self.paths.inside(&forms) {
+                    let shown = forms.last().map(|f| f.display().to_string()).unwrap_or_default();
+                    self.outside(|| {
+                        format!("`{program}` follows a link below `{root}` to {shown}, outside the working directories")
+                    });
+                }
                 let hits = self.path_rules.hits(self.rules, &forms);
                 let verb = format!("`{program}` reading");
                 self.content.path_rules(&hits, "Read", &verb, &forms);
@@ -644,9 +668,39 @@ struct Spellings<'c> {
     exact_allows: bool,
 }
 
+/// Uses of a program that a prefix rule for it (`Bash(find:*)`) does not approve, as in Claude
+/// Code, which asks for them: they delete, write or run what the rule's author may not have
+/// meant. Only a rule naming the whole command does. Each entry: the program names, what
+/// marks such a use, and an example (a test checks each).
+pub(crate) const BEYOND_PREFIX_RULES: &[(&[&str], Marks, &str)] = &[
+    (&["find"], Marks::Word(&["-delete", "-fls", "-fprint", "-fprint0", "-fprintf"]), "find . -delete"),
+    (&["awk", "gawk", "mawk", "nawk"], Marks::Text(&["system(", "|", "getline"]), "awk 'BEGIN{system(\"rm x\")}'"),
+    // A jq program's modules come from any folder it names (`import "c" as $c {search: "~/.docker"}`).
+    (&["jq"], Marks::Text(&["import", "include"]), "jq -n 'import \"config\" as $c {search: \"~/.docker\"}; $c'"),
+];
+
+/// What marks a use of [`BEYOND_PREFIX_RULES`].
+pub(crate) enum Marks {
+    /// One of these words (options, `find`'s primaries).
+    Word(&'static [&'static str]),
+    /// One of these in any word (an `awk` program's `system(`, a pipe to a command).
+    Text(&'static [&'static str]),
+}
+
+/// Whether `cmd` is a use a prefix rule for its program does not approve.
+pub(crate) fn beyond_prefix_rules(cmd: &SimpleCommand<'_>) -> bool {
+    let Some((name, args)) = cmd.argv.split_first() else { return false };
+    let program = basename(name);
+    BEYOND_PREFIX_RULES.iter().filter(|(names, _, _)| names.contains(&program)).any(|(_, marks, _)| match marks {
+        Marks::Word(words) => args.iter().any(|arg| words.contains(&&**arg)),
+        Marks::Text(texts) => args.iter().any(|arg| texts.iter().any(|text| arg.contains(text))),
+    })
+}
+
 impl<'c> Spellings<'c> {
     fn of(cmd: &'c SimpleCommand<'_>) -> Self {
-        let exact_allows = cmd.wrappers.iter().any(|w| crate::bash::allows_exact_rules_only(w));
+        let exact_allows =
+            cmd.wrappers.iter().any(|w| toolgate_shell::allows_exact_rules_only(w)) || beyond_prefix_rules(cmd);
         let mut spellings = Spellings { all: SmallVec::new(), allow_mask: 0, exact_allows };
         let wrapped = cmd.wrapped.as_ref();
         let plain_allows = wrapped.is_none();
@@ -821,7 +875,7 @@ fn unapprovable_text(cmd: &SimpleCommand<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bash::analyze;
+    use toolgate_shell::analyze;
 
     #[test]
     fn spellings_join_only_where_the_text_differs() {

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::borrow::Cow;
 
 use smallvec::{SmallVec, smallvec};
-
-use crate::bash::{BashAnalysis, FlagList, SimpleCommand, Strs, Text, flags_and_operands, is_read_only_command};
+use toolgate_shell::{
+    BashAnalysis, FlagList, SimpleCommand, Strs, Text, flags_and_operands, git_global_options, is_read_only_command,
+};
 
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
 const MAX_BASES: usize = 8;
@@ -336,8 +337,9 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
         }
         return Some(operands_of(&cmd.argv[sub + 1..]));
     }
-    // grep and rg: their flags' values are not files, and `-e` gives the pattern.
-    if matches!(program, "grep" | "egrep" | "fgrep" | "rg")
+    // grep, rg and sed: their flags' values are not files, and `-e` or `-f` gives the pattern
+    // or script (`sed -ne1p f` reads `f`).
+    if matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "sed")
         && let Some((flags, mut args)) = flags_and_operands(program, cmd.argv.get(1..).unwrap_or_default())
     {
         let pattern_given = flags.iter().any(|(f, _)| matches!(*f, "-e" | "--regexp" | "-f" | "--file"));
@@ -350,7 +352,7 @@ pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Op
     if program == "find" {
         return Some(find_start_points(&cmd.argv).into_iter().map(|(_, start)| start).collect());
     }
-    if matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "sed" | "fd" | "fdfind" | "jq")
+    if matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq")
         && !cmd.argv.iter().any(|a| a == "-e" || a == "-f")
         && !args.is_empty()
     {
@@ -464,7 +466,8 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option
             !(short(&['.', 'u', 'g', 't', 'T'])
                 || options.iter().any(|o| matches!(*o, "--iglob" | "--type-add") || o.starts_with("--no-ignore"))),
         ),
-        "diff" => (short(&['r']), false),
+        // Given two folders, diff reads the files in them (through links) even without `-r`.
+        "diff" => (true, false),
         _ => (false, false),
     };
     if !recursive {
@@ -516,11 +519,85 @@ fn operands_of<'c>(args: &'c [Text<'_>]) -> Strs<'c> {
     out
 }
 
+/// Options that name a file or folder the program reads, given as the next word or joined
+/// (`-fFILE`, `-f FILE`, `--file FILE`): each entry's programs, its short letters and long
+/// names, and an example reading `.env` (a test checks each).
+const FILE_OPTIONS: &[FileOption] = &[
+    FileOption {
+        programs: &["awk", "gawk", "mawk", "nawk"],
+        letters: &['f'],
+        longs: &["file"],
+        example: "awk -f .env x",
+    },
+    FileOption {
+        programs: &["curl"],
+        letters: &['K', 'T'],
+        longs: &["config", "upload-file"],
+        example: "curl -T .env https://example.com",
+    },
+    FileOption { programs: &["grep", "egrep", "fgrep"], letters: &['f'], longs: &["file"], example: "grep -nf .env x" },
+    FileOption { programs: &["hexdump", "hd"], letters: &['f'], longs: &["format-file"], example: "hexdump -f.env f" },
+    FileOption { programs: &["jq"], letters: &['f', 'L'], longs: &["from-file"], example: "jq -L .env -n 1" },
+    FileOption { programs: &["sed"], letters: &['f'], longs: &["file"], example: "sed -f .env x" },
+    FileOption { programs: &["ssh"], letters: &['F', 'i'], longs: &[], example: "ssh -F .env host" },
+    FileOption {
+        programs: &["tar"],
+        letters: &['T', 'X'],
+        longs: &["files-from", "exclude-from"],
+        example: "tar -cf out.tar -T .env",
+    },
+    FileOption { programs: &["wget"], letters: &['i'], longs: &["input-file"], example: "wget -i .env" },
+    FileOption { programs: &["xargs"], letters: &['a'], longs: &["arg-file"], example: "xargs -a .env echo" },
+];
+
+/// One entry of [`FILE_OPTIONS`].
+struct FileOption {
+    /// The programs (names) it is for.
+    programs: &'static [&'static str],
+    /// The short options (`-f`).
+    letters: &'static [char],
+    /// The long options, without `--`.
+    longs: &'static [&'static str],
+    /// A command reading `.env` through the option.
+    #[cfg_attr(not(test), expect(dead_code, reason = "read by the test that runs every example"))]
+    example: &'static str,
+}
+
+/// Adds to `out` the values of `cmd`'s [`FILE_OPTIONS`].
+fn file_option_values<'c>(cmd: &'c SimpleCommand<'_>, out: &mut Strs<'c>) {
+    let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+    let Some(FileOption { letters, longs, .. }) = FILE_OPTIONS.iter().find(|o| o.programs.contains(&program)) else {
+        return;
+    };
+    let mut args = cmd.argv.iter().skip(1).take(cmd.static_words.saturating_sub(1));
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if longs.contains(&long) {
+                out.extend(args.next().map(|v| &**v));
+            }
+        } else if let Some(cluster) = arg.strip_prefix('-') {
+            // The first letter that takes a value takes the rest of the word, or the next one.
+            if let Some(at) = cluster.find(|c| letters.contains(&c)) {
+                let rest = &cluster[at + 1..];
+                if rest.is_empty() {
+                    out.extend(args.next().map(|v| &**v));
+                } else {
+                    out.push(rest);
+                }
+            }
+        }
+    }
+}
+
 /// The values of `--name=VALUE` options of `cmd` that may name a file (static, not empty, no
 /// glob), whatever the command: `wc --files0-from=.env` reads `.env` for the names it
 /// lists, so the deny and ask path rules hold against such values as against operands.
 pub(crate) fn option_values<'c>(cmd: &'c SimpleCommand<'_>) -> Strs<'c> {
     let mut out = Strs::new();
+    file_option_values(cmd, &mut out);
     for arg in cmd.argv.iter().skip(1).take(cmd.static_words.saturating_sub(1)) {
         if arg == "--" {
             break;
@@ -535,49 +612,57 @@ pub(crate) fn option_values<'c>(cmd: &'c SimpleCommand<'_>) -> Strs<'c> {
     out
 }
 
-/// How many of `args` (git's arguments) are global options before the subcommand
-/// (`--no-pager`, `-P`, `-C DIR`, `-c k=v`, `--git-dir=DIR` …).
-pub(crate) fn git_global_options(args: &[Text<'_>]) -> usize {
-    const WITH_VALUE: &[&str] =
-        &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
-    let mut at = 0;
-    while let Some(arg) = args.get(at) {
-        if !arg.starts_with('-') || arg == "--" {
-            break;
-        }
-        at += if WITH_VALUE.contains(&&**arg) { 2 } else { 1 };
-    }
-    at.min(args.len())
-}
-
-/// The paths of a repository whose content a `git` command prints: `REV:PATH` objects
-/// (`git show :.env`, `git cat-file -p HEAD:secrets/key`), and the pathspecs after `--` of
-/// the commands that print history (`git log -p -- .env`), taken from the working directory.
+/// The paths of a repository whose content a `git` command prints, taken from the working
+/// directory: `REV:PATH` objects of any revision spelling and index stages (`git show :0:.env`,
+/// `refs/heads/main:.env`, `git cat-file -p HEAD:secrets/key`), the files of `log -L…:FILE`,
+/// the pathspecs after `--`, and, where a word may be a revision or a path, every word that is
+/// not an option (`git blame .env`, `git log -p .env`, `git grep x .env`): a revision checked
+/// as a path costs nothing, a path missed is a read past a deny rule.
 pub(crate) fn git_content_paths<'c>(cmd: &'c SimpleCommand<'_>) -> Strs<'c> {
     let mut out = Strs::new();
     let args = cmd.argv.get(1..cmd.static_words.max(1)).unwrap_or_default();
     let sub = git_global_options(args);
-    if sub >= args.len() {
-        return out;
-    }
-    if !matches!(
-        &*args[sub],
+    let Some(subcommand) = args.get(sub) else { return out };
+    let prints = matches!(
+        &**subcommand,
         "show" | "log" | "blame" | "annotate" | "whatchanged" | "cat-file" | "grep" | "archive" | "diff" | "difftool"
-    ) {
+    );
+    if !prints {
         return out;
     }
+    // Words that are not options may be paths, except grep's pattern (its first such word).
+    let mut pattern = &**subcommand == "grep";
     let mut pathspecs = false;
-    for arg in &args[sub + 1..] {
+    let mut words = args[sub + 1..].iter().map(|arg| &**arg);
+    while let Some(arg) = words.next() {
         if pathspecs {
-            out.push(&**arg);
+            out.push(arg);
         } else if arg == "--" {
-            pathspecs = !matches!(&*args[sub], "grep" | "diff");
-        } else if !arg.starts_with('-')
-            && let Some((rev, path)) = arg.split_once(':')
-            && !rev.contains('/')
-            && !path.is_empty()
-        {
-            out.push(path.trim_start_matches("./"));
+            pathspecs = true;
+        } else if let Some(range) = arg.strip_prefix("-L") {
+            // `-L1,9:FILE`, `-L:func:FILE`, `-L 1,9:FILE`: the file after the last colon.
+            let range = if range.is_empty() { words.next().unwrap_or_default() } else { range };
+            if let Some((_, file)) = range.rsplit_once(':')
+                && !file.is_empty()
+            {
+                out.push(file.trim_start_matches("./"));
+            }
+        } else if arg.starts_with('-') {
+            if matches!(arg, "-e" | "-f" | "--regexp") {
+                pattern = false;
+                words.next();
+            }
+        } else if let Some((_, path)) = arg.split_once(':') {
+            // `:N:PATH` is a stage of the index.
+            let path = match path.split_once(':') {
+                Some((stage, rest)) if arg.starts_with(':') && matches!(stage, "0" | "1" | "2" | "3") => rest,
+                _ => path,
+            };
+            if !path.is_empty() {
+                out.push(path.trim_start_matches("./"));
+            }
+        } else if !std::mem::take(&mut pattern) {
+            out.push(arg.trim_start_matches("./"));
         }
     }
     out
@@ -772,7 +857,7 @@ pub(crate) fn glob_may_name_hidden(word: &str) -> bool {
     words.iter().any(|word| word.split('/').any(|part| part.starts_with('.') && part.contains(['*', '?', '['])))
 }
 
-pub(crate) use crate::bash::basename;
+pub(crate) use toolgate_shell::basename;
 
 /// The absolute path a shell word names, as the shell would open it: `~/` expanded, relative
 /// to `cwd`, `..` left for the resolver (after a symlink it leaves the target, not the link).
@@ -801,297 +886,5 @@ fn expand_tilde<'a>(path: &'a str, home: Option<&Path>) -> Cow<'a, Path> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bash::analyze;
-
-    fn first(src: &str) -> SimpleCommand<'_> {
-        analyze(src).commands.remove(0)
-    }
-
-    #[test]
-    fn bases_follow_cd_and_give_up_where_it_cannot() {
-        let home = Some(Path::new("/h"));
-        let cwd = Path::new("/r");
-        let dirs = |src: &str| {
-            let bases = Bases::of(&analyze(src), cwd, home);
-            (bases.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>(), bases.unknown)
-        };
-        assert_eq!(dirs("cat a"), (vec!["/r".to_owned()], false));
-        assert_eq!(dirs("cd /etc && cat shadow"), (vec!["/r".to_owned(), "/etc".to_owned()], false));
-        assert_eq!(
-            dirs("cd sub && cd .. && cat x"),
-            (vec!["/r".to_owned(), "/r/sub".to_owned(), "/r/..".to_owned(), "/r/sub/..".to_owned()], false)
-        );
-        assert_eq!(dirs("cd && cat .bashrc"), (vec!["/r".to_owned(), "/h".to_owned()], false));
-        assert_eq!(dirs("(cd /tmp); cat x").0, ["/r", "/tmp"]);
-        for unknown in ["cd - && cat x", "cd $D && cat x", "cd ~root && cat x", "pushd +1", "popd; cat x", "cd a*"] {
-            assert!(dirs(unknown).1, "{unknown}");
-        }
-        let many = (0..10).map(|i| format!("cd d{i}")).collect::<Vec<_>>().join(" && ");
-        assert!(dirs(&many).1);
-    }
-
-    #[test]
-    fn paths_of_words() {
-        let home = Some(Path::new("/h"));
-        let bases = Bases::of(&analyze("cd /etc; cat x"), Path::new("/r"), home);
-        let shown = |word: &str| {
-            bases.paths(word, home).map(|ps| ps.iter().map(|p| p.display().to_string()).collect::<Vec<_>>())
-        };
-        assert_eq!(shown("shadow"), Some(vec!["/r/shadow".to_owned(), "/etc/shadow".to_owned()]));
-        assert_eq!(shown("/x"), Some(vec!["/x".to_owned()]));
-        assert_eq!(shown("~/.ssh/id_rsa"), Some(vec!["/h/.ssh/id_rsa".to_owned()]));
-        for unknown in ["~root/.ssh/id_rsa", "~+/.env", "~-", "~1", "$HOME/x", "a`b`"] {
-            assert_eq!(shown(unknown), None, "{unknown}");
-        }
-        assert!(!is_static_path("~/x", None));
-    }
-
-    #[test]
-    fn globs_name_what_they_match_now() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        for file in [".env", "a.md", "b.md", "src/lib.rs"] {
-            std::fs::write(root.join(file), "x").unwrap();
-        }
-        std::os::unix::fs::symlink("/etc", root.join("etclink")).unwrap();
-        let bases = Bases::of(&analyze("true"), &root, None);
-        let names = |word: &str| {
-            bases.glob_paths(word, None).map(|paths| {
-                let mut names: Vec<String> =
-                    paths.iter().map(|p| p.strip_prefix(&root).unwrap_or(p).display().to_string()).collect();
-                names.sort();
-                names
-            })
-        };
-        assert_eq!(names("*.md").unwrap(), ["a.md", "b.md"]);
-        assert_eq!(names(".e*").unwrap(), [".env"]);
-        assert_eq!(names(".en?").unwrap(), [".env"]);
-        assert_eq!(names(".en[v]").unwrap(), [".env"]);
-        assert_eq!(names("*").unwrap(), ["a.md", "b.md", "etclink", "src"]);
-        assert_eq!(names("s*/*.rs").unwrap(), ["src/lib.rs"]);
-        assert_eq!(names("etc*/passwd").unwrap(), ["etclink/passwd"]);
-        assert_eq!(names("*.none").unwrap(), ["*.none"]);
-        assert_eq!(names("plain").unwrap(), ["plain"]);
-        std::fs::write(root.join("-R"), "x").unwrap();
-        assert_eq!(names("*"), None);
-        assert_eq!(names("*.md").unwrap(), ["a.md", "b.md"]);
-        assert_eq!(names("{.env,x}").unwrap(), [".env", "x"]);
-        assert_eq!(names("*.{md,rs}").unwrap(), ["*.rs", "a.md", "b.md"]);
-        assert_eq!(names("{src,none}/*.rs").unwrap(), ["none/*.rs", "src/lib.rs"]);
-    }
-
-    #[test]
-    fn braces_expand_as_bash_expands_them() {
-        let words = |w: &str| expand_braces(w).unwrap();
-        assert_eq!(words("a{b,c}d"), ["abd", "acd"]);
-        assert_eq!(words("file{,.bak}"), ["file", "file.bak"]);
-        assert_eq!(words("{a,b{1,2}}x"), ["ax", "b1x", "b2x"]);
-        assert_eq!(words("{x,y}{1,2}"), ["x1", "x2", "y1", "y2"]);
-        assert_eq!(words("f{1..3}"), ["f1", "f2", "f3"]);
-        assert_eq!(words("{5..1..2}"), ["5", "3", "1"]);
-        assert_eq!(words("{a..c}"), ["a", "b", "c"]);
-        for literal in ["{}", "{a}", "a{b", "b}c", "{a..}", "{1..b}", "{a..bb}"] {
-            assert_eq!(words(literal), [literal], "{literal}");
-        }
-        assert_eq!(expand_braces("{1..100000}"), None);
-        assert_eq!(expand_braces("{-9223372036854775808..9223372036854775807..9223372036854775807}"), None);
-        assert_eq!(expand_braces("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"), None);
-    }
-
-    #[test]
-    fn recursive_reads_and_what_they_skip() {
-        let rec = |src: &str| {
-            let cmd = first(src);
-            let program = basename(&cmd.argv[0]).to_owned();
-            recursion(&cmd, &program).map(|r| (r.roots.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), r.filtered))
-        };
-        assert_eq!(rec("grep -rn TODO"), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("grep -n -r TODO src"), Some((vec!["src".to_owned()], false)));
-        assert_eq!(rec("grep -d recurse x ."), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("grep TODO a.txt"), None);
-        assert_eq!(rec("rg TODO"), Some((vec![".".to_owned()], true)));
-        assert_eq!(rec("rg --hidden TODO src"), Some((vec!["src".to_owned()], false)));
-        assert_eq!(rec("rg -uu TODO"), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("rg -t rust TODO"), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("rg -e TODO"), Some((vec![".".to_owned()], true)));
-        assert_eq!(rec("rg --max-depth 5 TODO src"), Some((vec!["src".to_owned()], true)));
-        assert_eq!(rec("rg -g .env KEY"), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("grep -r -e KEY"), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("diff -r a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
-        assert_eq!(rec("diff a b"), None);
-        // Each option by the one name the table's reading gives it.
-        assert_eq!(rec("diff --recursiv --no-dereference a b"), Some((vec!["a".to_owned(), "b".to_owned()], false)));
-        assert_eq!(rec("grep --recursiv x ."), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("grep --dir rec x src"), Some((vec!["src".to_owned()], false)));
-        assert_eq!(rec("grep -drecu x"), Some((vec![".".to_owned()], false)));
-        assert_eq!(rec("grep -d skip x ."), None);
-        assert_eq!(rec("rg --unrestricted x"), Some((vec![".".to_owned()], false)));
-    }
-
-    #[test]
-    fn walks_stop_at_their_bound_and_skip_what_ripgrep_skips() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        // (ripgrep reads `.gitignore` only inside a git repository.)
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::write(root.join(".env"), "x").unwrap();
-        std::fs::write(root.join("src/a.rs"), "x").unwrap();
-        std::fs::write(root.join(".gitignore"), "src/\n").unwrap();
-        let names = |filtered: bool| {
-            let mut names: Vec<String> = walk_below(root, filtered, MAX_WALKED)
-                .unwrap()
-                .iter()
-                .map(|p| p.strip_prefix(root).unwrap().display().to_string())
-                .collect();
-            names.sort();
-            names
-        };
-        assert_eq!(names(false), ["", ".env", ".git", ".gitignore", "src", "src/a.rs"]);
-        assert_eq!(names(true), [""]);
-        assert_eq!(walk_below(root, false, 6).map(|all| all.len()), Some(6));
-        assert_eq!(walk_below(root, false, 5), None);
-    }
-
-    #[test]
-    fn read_operands_skip_patterns_and_find_expressions() {
-        let ops = |src: &str| {
-            let cmd = first(src);
-            let program = basename(&cmd.argv[0]).to_owned();
-            read_operands(&cmd, &program).map(|v| v.into_iter().map(str::to_owned).collect::<Vec<_>>())
-        };
-        assert_eq!(ops("paste a /etc/shadow"), Some(vec!["a".to_owned(), "/etc/shadow".to_owned()]));
-        assert_eq!(ops("grep -rn TODO src"), Some(vec!["src".to_owned()]));
-        assert_eq!(ops("grep -e TODO src"), Some(vec!["src".to_owned()]));
-        assert_eq!(ops("rg -t rust TODO src"), Some(vec!["src".to_owned()]));
-        assert_eq!(ops("find / -name x"), Some(vec!["/".to_owned()]));
-        assert_eq!(ops("find -L . -newer /etc/x"), Some(vec![".".to_owned()]));
-        assert_eq!(ops("find -P -- ~"), Some(vec!["~".to_owned()]));
-        assert_eq!(ops("find -O3 -D tree /etc -name x"), Some(vec!["/etc".to_owned()]));
-        assert_eq!(ops("find -H -name x"), Some(vec![".".to_owned()]));
-        for (word, folder) in
-            [("~/.ss?/id_*", "~"), ("/etc/*", "/etc"), ("*.rs", "."), ("/*", "/"), ("src/a/*.rs", "src/a")]
-        {
-            assert_eq!(glob_folder(word), folder, "{word}");
-        }
-        assert_eq!(ops("fd pattern /"), Some(vec!["/".to_owned()]));
-        assert_eq!(ops("echo /etc/shadow"), None);
-        assert_eq!(ops("git log -- /etc"), None);
-        assert_eq!(ops("git status"), None);
-        assert_eq!(ops("git diff HEAD~1 -- src/lib.rs"), Some(vec!["HEAD~1".to_owned(), "src/lib.rs".to_owned()]));
-        assert_eq!(ops("git diff --stat src/a.rs /etc/passwd").unwrap()[1], "/etc/passwd");
-        assert_eq!(ops("jq -R . /etc/shadow"), Some(vec!["/etc/shadow".to_owned()]));
-    }
-
-    #[test]
-    fn option_values_and_git_content_paths() {
-        let values = |src: &str| option_values(&first(src)).join(" ");
-        assert_eq!(values("wc --files0-from=.env -l"), ".env");
-        assert_eq!(values("git log --format=%H --since= -- --x=y"), "%H");
-        assert_eq!(values("grep --include=*.rs -r x ."), "");
-        assert_eq!(values("ls --color=$C"), "");
-        let git = |src: &str| git_content_paths(&first(src)).join(" ");
-        assert_eq!(git("git show :.env HEAD:./src/a.rs"), ".env src/a.rs");
-        assert_eq!(git("git -C sub cat-file -p v1:secrets/k"), "secrets/k");
-        assert_eq!(git("git log -p -- .env src"), ".env src");
-        assert_eq!(git("git show origin/main:x"), "");
-        assert_eq!(git("git diff -- a"), "");
-        assert_eq!(git("git push origin HEAD:main"), "");
-    }
-
-    #[test]
-    fn output_paths_are_the_values_of_output_options() {
-        let paths = |src: &str| {
-            let cmd = first(src);
-            let program = basename(&cmd.argv[0]).to_owned();
-            output_paths(&cmd, &program).join(" ")
-        };
-        let cases = [
-            ("git log --output=.git/hooks/pre-commit", ".git/hooks/pre-commit"),
-            ("git log --output out.txt -p", "out.txt"),
-            ("git format-patch -o patches HEAD~2", "patches"),
-            ("sort -oout.txt in.txt", "out.txt"),
-            ("sort -ro out.txt in.txt", "out.txt"),
-            ("curl -sSL --output-dir d -O https://x/y", "d"),
-            ("go build -o bin/app ./cmd", "bin/app"),
-            ("wget -qO ~/.bashrc https://x", "~/.bashrc"),
-            ("wget -P downloads https://x", "downloads"),
-            ("tar czf out.tgz src", "out.tgz"),
-            ("tar -c -f out.tar src", "out.tar"),
-            ("tar -xzvf in.tgz", "in.tgz"),
-            ("tar --file=a.tar -c src", "a.tar"),
-            ("dd if=/dev/zero of=disk.img bs=1M", "disk.img"),
-            // Options that do not name outputs, and what follows `--`.
-            ("cargo build --release -p core", ""),
-            ("rm -f a b", ""),
-            ("tar cz src", ""),
-            ("npm test -- -o x", ""),
-        ];
-        for (src, want) in cases {
-            assert_eq!(paths(src), want, "{src}");
-        }
-    }
-
-    #[test]
-    fn option_paths_of_accept_edits_commands() {
-        let paths = |src: &str| option_paths(&first(src)).map(|v| v.join(" "));
-        assert_eq!(paths("mv --target-directory=.git/hooks x").as_deref(), Some(".git/hooks"));
-        assert_eq!(paths("cp -t/tmp x").as_deref(), Some("/tmp"));
-        assert_eq!(paths("cp -vt/tmp x").as_deref(), Some("/tmp"));
-        assert_eq!(paths("cp -t dir x").as_deref(), Some(""));
-        assert_eq!(paths("mkdir -p -m755 a").as_deref(), Some(""));
-        assert_eq!(paths("sed -i s/a/b/ f").as_deref(), Some(""));
-        // Backups are writes too.
-        assert_eq!(paths("sed -i.bak s/a/b/ f").as_deref(), Some("f.bak"));
-        assert_eq!(paths("sed -i.json s/a/b/ .mcp").as_deref(), Some(".mcp.json"));
-        assert_eq!(paths("sed -i'.mcp.jso*' s/a/b/ d/n").as_deref(), Some("d/.mcp.json"));
-        // (`-e`'s script counts as an operand too: one backup more to check, never one less.)
-        assert_eq!(paths("sed --in-place=rc -e s/a/b/ .bash").as_deref(), Some("s/a/b/rc .bashrc"));
-        assert_eq!(paths("cp -b --suffix=rc a .bash").as_deref(), Some("arc .bashrc"));
-        assert_eq!(paths("mv -S rc a .bash").as_deref(), Some("rcrc arc .bashrc"));
-        assert_eq!(paths("cp -r src/. dest").as_deref(), None);
-        assert_eq!(paths("cp -a vendor/pkg/./ .").as_deref(), None);
-        assert_eq!(paths("cp -rT vendor/pkg .").as_deref(), None);
-        assert_eq!(paths("cp -r src .").as_deref(), Some(""));
-        for refused in [
-            "sed -i'/root/.bash*' s/x/y/ rc",
-            "sed --in-place=/root/x s/x/y/ rc",
-            "sed -ni'.git/hooks/pre-*' p f",
-            "cp --suffix=/x --backup a b",
-            "mv -S/x a b",
-        ] {
-            assert_eq!(paths(refused), None, "{refused}");
-        }
-        // `-e` takes the rest of the word: the `i` is part of its script.
-        assert_eq!(paths("sed -es/a/i/ f").as_deref(), Some(""));
-    }
-
-    #[test]
-    fn globs_that_may_name_hidden_entries() {
-        for hidden in [".g*", ".gi?", "{.g*,x}", "src/../.gi?", "a/{b,.c*}/d", ".*"] {
-            assert!(glob_may_name_hidden(hidden), "{hidden}");
-        }
-        for plain in ["*.js", "dist/*.js", "src/?.rs", ".gitignore", "a/.b/c", "x[0-9]", "file{,.bak}", "{.git,x}"] {
-            assert!(!glob_may_name_hidden(plain), "{plain}");
-        }
-    }
-
-    #[test]
-    fn sed_in_place_is_only_an_edit_of_its_operands() {
-        for ok in ["sed -i s/a/b/g f", "sed -i.bak -e s/a/b/ f", "sed -Ei 's/a+/b/' f", "sed --in-place=.orig -n p f"] {
-            assert!(sed_edits_only_operands(&first(ok)), "{ok}");
-        }
-        for refused in [
-            "sed -i '1e rm -rf ~' f",
-            "sed -i 's/a/b/e' x",
-            "sed -i 'w .git/hooks/pre-commit' x",
-            "sed -i 's/a/b/w /etc/x' x",
-            "sed -ie 's/a/b/w out' x",
-        ] {
-            assert!(!sed_edits_only_operands(&first(refused)), "{refused}");
-        }
-    }
-}
+#[path = "bash_paths_tests.rs"]
+mod tests;

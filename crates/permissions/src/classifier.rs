@@ -73,7 +73,7 @@ impl Classifier for StaticBashClassifier {
     fn classify<'a>(&'a self, request: &'a ClassifierRequest) -> BoxFuture<'a, ClassifierVerdict> {
         let verdict = match request.input.get("command").and_then(Value::as_str) {
             Some(command) if request.tool_name == "Bash" => {
-                if crate::bash::is_read_only(&crate::bash::analyze_shared(command)) {
+                if toolgate_shell::is_read_only(&toolgate_shell::analyze_shared(command)) {
                     ClassifierVerdict::Allow { reason: "read-only command".to_owned() }
                 } else {
                     ClassifierVerdict::Unsure { reason: "not provably read-only".to_owned() }

@@ -23,20 +23,20 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
-use smallvec::SmallVec;
 use toolgate_core::{
     BoxFuture, DecisionReason, PermissionBehavior, PermissionCheck, PermissionDecision, PermissionMode, RuleSource,
     Tool, ToolContext, canonical_tool_name,
 };
+use toolgate_shell::{analyze, recent_analysis};
 
-use crate::bash::{BashAnalysis, analyze, recent_analysis};
 use crate::bash_content::bash_content;
+use crate::content::{Analysis, Content, Paths, concat, path_content, target_content};
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
-use crate::real_path::{Forms, Resolver, is_below};
-use crate::rule_index::{PathHits, RuleBook, ToolRules};
-use crate::rules::{CompiledRule, Family, Spec, home_dir};
+use crate::real_path::Resolver;
+use crate::rule_index::{RuleBook, ToolRules};
+use crate::rules::{CompiledRule, Family, home_dir};
 use crate::settings::{Diagnostic, PermissionSettings, RuleEntry};
-use crate::{Classifier, ClassifierRequest, ClassifierVerdict, protected_path_reason};
+use crate::{Classifier, ClassifierRequest, ClassifierVerdict};
 
 /// What a PreToolUse hook decided, as the engine needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,58 +274,6 @@ impl PermissionEngineBuilder {
     }
 }
 
-/// What the content layer found.
-#[derive(Debug, Default)]
-pub(crate) struct Content<'r> {
-    /// The first deny rule that matched, with what it matched.
-    pub deny: Option<(&'r RuleEntry, String)>,
-    /// The first ask rule that matched, with what it matched.
-    pub ask: Option<(&'r RuleEntry, String)>,
-    /// Why only a person may approve the call (critical `rm`, `cd` then `git`).
-    pub critical: Option<String>,
-    /// The protected path the call writes.
-    pub protected: Option<String>,
-    /// Why the call needs no approval (reads inside, read-only commands).
-    pub auto_allow: Option<DecisionReason>,
-    /// Whether `acceptEdits` may approve the call.
-    pub accept_edits_ok: bool,
-    /// The allow rule that approves the call.
-    pub allow_rule: Option<&'r RuleEntry>,
-    /// Whether the call only reads.
-    pub read_only: bool,
-    /// Why a Bash command is never approved automatically (a hazard of its analysis).
-    pub bash_hazard: Option<String>,
-    /// Why a deny rule or the critical-path check may apply to a Bash command at run time
-    /// that cannot be applied now (a hazard that hides what runs, a deny rule that words or
-    /// paths known only then may match): nothing approves the call automatically, not
-    /// `bypassPermissions`, a hook, a rule or a classifier.
-    pub unresolved: Option<String>,
-    /// A Bash call's analysis (for rule suggestions).
-    pub analysis: Option<Analysis<'r>>,
-    /// Each of the analysis' commands' read-only verdict (empty when not computed).
-    pub read_only_commands: SmallVec<[bool; 4]>,
-}
-
-/// A Bash call's analysis: its own, or the one another step of the call made.
-#[derive(Debug)]
-pub(crate) enum Analysis<'r> {
-    /// Made for this decision, borrowing from the input.
-    Own(BashAnalysis<'r>),
-    /// Made earlier for the same command ([`recent_analysis`]).
-    Shared(Arc<BashAnalysis<'static>>),
-}
-
-impl<'r> std::ops::Deref for Analysis<'r> {
-    type Target = BashAnalysis<'r>;
-
-    fn deref(&self) -> &BashAnalysis<'r> {
-        match self {
-            Analysis::Own(analysis) => analysis,
-            Analysis::Shared(analysis) => analysis,
-        }
-    }
-}
-
 /// One call, as the layers see it.
 #[derive(Clone, Copy)]
 struct Call<'i, 'c> {
@@ -361,6 +309,15 @@ struct Verdict {
 impl Verdict {
     fn new(behavior: PermissionBehavior, reason: DecisionReason, message: String, ask: AskKind) -> Self {
         Verdict { behavior, reason, message, ask, suggestions: None }
+    }
+
+    /// The ask of an ask rule: asked every time, so no rule is suggested ("always allow"
+    /// would save a rule that can never win over the ask rule).
+    fn asked_by_rule(reason: DecisionReason, message: String) -> Self {
+        Verdict {
+            suggestions: Some(Vec::new()),
+            ..Verdict::new(PermissionBehavior::Ask, reason, message, AskKind::Forced)
+        }
     }
 }
 
@@ -542,7 +499,7 @@ impl PermissionEngine {
                 verdict: format!("{} asks for every {name} call", r.entry.text),
             });
             let msg = format!("{name} needs approval: rule {} in {}", r.entry.text, r.entry.origin);
-            return Verdict::new(PermissionBehavior::Ask, rule_reason(&r.entry), msg, AskKind::Forced);
+            return Verdict::asked_by_rule(rule_reason(&r.entry), msg);
         }
 
         // 3. content.
@@ -563,7 +520,7 @@ impl PermissionEngine {
         if let Some((entry, detail)) = content.ask.take() {
             let msg = concat(&[&detail, ": needs approval by the rule ", &entry.text, " in ", &entry.origin]);
             trace.push(LayerVerdict { layer: "ask rules", verdict: detail });
-            return Verdict::new(PermissionBehavior::Ask, rule_reason(entry), msg, AskKind::Forced);
+            return Verdict::asked_by_rule(rule_reason(entry), msg);
         }
         if let Some(detail) = content.critical.take() {
             let msg = format!("{detail}; only a person can approve this");
@@ -620,6 +577,15 @@ impl PermissionEngine {
             }
             _ => {}
         }
+        // A call that starts a program is no read on its own (`LSP` and its language server):
+        // only a rule naming the tool itself approves it (a `Read(...)` rule approves reads,
+        // not the program), and that rule is the one suggested.
+        let starts_program = matches!(own, PermissionCheck::NotAutomatic { .. });
+        if let PermissionCheck::NotAutomatic { detail } = own {
+            content.auto_allow = None;
+            content.bash_hazard.get_or_insert(detail);
+            content.allow_rule = content.allow_rule.filter(|e| canonical_tool_name(e.rule.tool()) == name);
+        }
         if let Some(reason) = content.auto_allow.take() {
             let detail = match &reason {
                 DecisionReason::Tool { detail } | DecisionReason::Classifier { reason: detail, .. } => detail.clone(),
@@ -646,7 +612,7 @@ impl PermissionEngine {
             return Verdict::new(PermissionBehavior::Allow, rule_reason(entry), msg, AskKind::Open);
         }
         // 7. nothing decided.
-        let suggestions = call.suggestions(Some(content));
+        let suggestions = if starts_program { vec![name.to_owned()] } else { call.suggestions(Some(content)) };
         let msg = match (&content.bash_hazard, suggestions.as_slice()) {
             (Some(hazard), _) => format!("{} needs approval: {hazard}", tool.render_use(input)),
             (None, [rule]) => format!("{} needs approval; the rule {rule} would allow it", tool.render_use(input)),
@@ -839,193 +805,10 @@ impl PermissionEngine {
     }
 }
 
-/// The content rules (not bare) of a tool with `behavior`, in settings order.
-fn content_rules<'r, 't>(
-    rules: &'r [CompiledRule],
-    tool_rules: &'t ToolRules,
-    behavior: PermissionBehavior,
-) -> impl Iterator<Item = &'r CompiledRule> + use<'r, 't> {
-    tool_rules.relevant.iter().map(|&i| &rules[i]).filter(move |r| r.behavior() == behavior && !r.is_bare())
-}
-
-/// The content layer of a `Read` or `Edit` family call: its path against the path rules,
-/// the working directories and the protected paths.
-#[inline(never)]
-#[expect(clippy::too_many_arguments, reason = "the pieces of one call's content layer")]
-fn path_content<'b>(
-    rules: &'b [CompiledRule],
-    tool_rules: &ToolRules,
-    family: Family,
-    name: &str,
-    tool: &dyn Tool,
-    input: &Value,
-    ctx: &ToolContext,
-    paths: &mut Paths<'_>,
-    content: &mut Content<'b>,
-) {
-    let is_edit = family == Family::Edit;
-    let target = tool.permission_target(input).map_or_else(|| ctx.cwd.clone(), |t| ctx.resolve_path(t));
-    let forms = paths.forms(&target);
-    let shown = target.display().to_string();
-    let matches_any = |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
-    let matches = |r: &CompiledRule, f: &PathBuf| matches!(&r.spec, Spec::Path(p) if p.matches(f));
-    if content.deny.is_none()
-        && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Deny).find(|r| matches_any(r))
-    {
-        content.deny = Some((&r.entry, format!("{name} of {shown}")));
-    }
-    if content.ask.is_none()
-        && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Ask).find(|r| matches_any(r))
-    {
-        content.ask = Some((&r.entry, format!("{name} of {shown}")));
-    }
-    let inside = paths.inside(&forms);
-    // Every form allowed, by a rule each (a link and where it leads): the rule of the path as
-    // written is the one shown.
-    let allow_of = |f: &PathBuf| content_rules(rules, tool_rules, PermissionBehavior::Allow).find(|r| matches(r, f));
-    let mut allows = forms.iter().map(allow_of);
-    content.allow_rule = match allows.next().flatten() {
-        Some(first) if allows.all(|r| r.is_some()) => Some(&first.entry),
-        _ => None,
-    };
-    if is_edit {
-        content.protected = forms.iter().find_map(|f| protected_path_reason(f));
-        content.accept_edits_ok = inside;
-    } else {
-        content.read_only = true;
-        if inside {
-            content.auto_allow =
-                Some(DecisionReason::Tool { detail: "reads inside the working directories need no approval".into() });
-        }
-    }
-}
-
-/// The content layer of a call with a target matched by domain or command rules (WebFetch,
-/// named tools such as `Agent(type)` and `Skill(name)`).
-#[inline(never)]
-fn target_content<'b>(
-    rules: &'b [CompiledRule],
-    tool_rules: &ToolRules,
-    name: &str,
-    tool: &dyn Tool,
-    input: &Value,
-    content: &mut Content<'b>,
-) {
-    if let Some(target) = tool.permission_target(input) {
-        let hit = |r: &&CompiledRule| match &r.spec {
-            Spec::Domain(d) => d.matches(&target),
-            Spec::Command(c) => c.matches(&target),
-            _ => false,
-        };
-        if content.deny.is_none()
-            && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Deny).find(hit)
-        {
-            content.deny = Some((&r.entry, format!("{name}({target})")));
-        }
-        if content.ask.is_none()
-            && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Ask).find(hit)
-        {
-            content.ask = Some((&r.entry, format!("{name}({target})")));
-        }
-        content.allow_rule = content_rules(rules, tool_rules, PermissionBehavior::Allow).find(hit).map(|r| &r.entry);
-    }
-    content.read_only = tool.is_read_only(input);
-}
-
-/// `parts` joined, in one allocation (for the messages of common decisions, without the
-/// formatting machinery).
-pub(crate) fn concat(parts: &[&str]) -> String {
-    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for part in parts {
-        out.push_str(part);
-    }
-    out
-}
-
 fn suffix(why: &str) -> String {
     if why.is_empty() { String::new() } else { format!(": {why}") }
 }
 
-/// The paths of one decision: their forms through one [`Resolver`] (each directory entry
-/// looked up once per decision), and the working directories' forms, computed when a path
-/// must first be checked against them.
-pub(crate) struct Paths<'a> {
-    resolver: Resolver<'a>,
-    roots: &'a [PathBuf],
-    root_forms: Option<Vec<PathBuf>>,
-}
-
-impl<'a> Paths<'a> {
-    fn new(cwd: &'a Path, roots: &'a [PathBuf]) -> Self {
-        Self { resolver: Resolver::new(cwd), roots, root_forms: None }
-    }
-
-    /// `path` as written (normalised) and the real path behind it, when that differs.
-    pub(crate) fn forms(&mut self, path: &Path) -> Forms {
-        self.resolver.forms(path)
-    }
-
-    /// The forms of each of `targets` (the paths one word may name), each form once.
-    pub(crate) fn forms_of(&mut self, targets: &[PathBuf]) -> Forms {
-        if let [target] = targets {
-            return self.resolver.forms(target);
-        }
-        let mut all = Forms::new();
-        for target in targets {
-            for form in self.resolver.forms(target) {
-                // Forms are normal, so equal paths have equal bytes (`Path`'s own `==`
-                // compares component by component).
-                if !all.iter().any(|known| known.as_os_str() == form.as_os_str()) {
-                    all.push(form);
-                }
-            }
-        }
-        all
-    }
-
-    /// [`Paths::forms_of`], taking the paths by value (one of them may become its own form).
-    pub(crate) fn forms_of_owned(&mut self, targets: crate::bash_paths::Targets) -> Forms {
-        if targets.len() == 1 {
-            return self.resolver.forms_owned(targets.into_iter().next().unwrap_or_default());
-        }
-        self.forms_of(&targets)
-    }
-
-    /// Whether `path` leads to something that exists (see [`Resolver::exists`]).
-    pub(crate) fn exists(&mut self, path: &Path) -> bool {
-        self.resolver.exists(path)
-    }
-
-    /// Whether every form lies inside one of the working directories (in any of their forms).
-    pub(crate) fn inside(&mut self, forms: &[PathBuf]) -> bool {
-        let Self { resolver, roots, root_forms } = self;
-        let root_forms = root_forms.get_or_insert_with(|| roots.iter().flat_map(|r| resolver.forms(r)).collect());
-        forms.iter().all(|f| {
-            root_forms.iter().any(|r| is_below(f.as_os_str().as_encoded_bytes(), r.as_os_str().as_encoded_bytes()))
-        })
-    }
-}
-
-impl<'r> Content<'r> {
-    /// Notes the first deny and the first ask rule of `family` among `hits` (the path rules
-    /// matching `forms`, one path's forms), unless one is noted already: "`verb` PATH".
-    pub(crate) fn path_rules(&mut self, hits: &PathHits<'r>, family: &str, verb: &str, forms: &[PathBuf]) {
-        for (behavior, slot) in [(PermissionBehavior::Deny, &mut self.deny), (PermissionBehavior::Ask, &mut self.ask)] {
-            if slot.is_none()
-                && let Some(r) = hits.first(family, behavior)
-            {
-                *slot = Some((&r.entry, format!("{verb} {}", shown_form(r, forms))));
-            }
-        }
-    }
-}
-
-/// The form of a path a path rule matched, for messages (the first form when none did).
-fn shown_form(rule: &CompiledRule, forms: &[PathBuf]) -> String {
-    let matched = forms.iter().find(|f| matches!(&rule.spec, Spec::Path(p) if p.matches(f)));
-    matched.or(forms.first()).map(|f| f.display().to_string()).unwrap_or_default()
-}
-
 #[cfg(test)]
-#[path = "engine_tests.rs"]
+#[path = "engine_tests/mod.rs"]
 mod tests;

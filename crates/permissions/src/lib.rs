@@ -5,9 +5,9 @@
 //! local and command-line settings, merged as Claude Code merges them), compiles their
 //! rules once ([`PermissionRule`] grammar; [`CommandPattern`], [`PathPattern`],
 //! [`DomainPattern`] specifiers) and evaluates each call in Claude Code's order
-//! ([`PermissionEngine`]). Shell commands are analysed on the tree-sitter syntax tree
-//! ([`bash`]), never on the string: every subcommand must be allowed on its own, any one
-//! may deny the whole.
+//! ([`PermissionEngine`]). Shell commands are judged on how bash reads them
+//! ([`toolgate_shell`]), never on the string: every subcommand must be allowed on its own,
+//! any one may deny the whole.
 //!
 //! ```
 //! use serde_json::json;
@@ -24,15 +24,17 @@
 //! assert_eq!(write.suggestions, ["Bash(git push:*)"]);
 //! ```
 
-pub mod bash;
 mod bash_content;
 mod bash_paths;
 mod classifier;
 mod condition;
+mod content;
 mod engine;
+#[cfg(feature = "llm")]
 mod llm;
 mod path_rule;
 mod pattern;
+mod program_files;
 mod prompt;
 mod real_path;
 mod rule;
@@ -40,18 +42,22 @@ mod rule_index;
 mod rules;
 mod safety;
 mod settings;
+mod trust;
 
 pub use classifier::{Classifier, ClassifierRequest, ClassifierVerdict, StaticBashClassifier};
-pub use condition::rule_matches_call;
+pub use condition::{CallCondition, rule_matches_call};
 pub use engine::{
     Decided, Evaluation, HookVerdict, LayerVerdict, PermissionEngine, PermissionEngineBuilder, PermissionRequestHooks,
     RequestHookVerdict,
 };
+#[cfg(feature = "llm")]
 pub use llm::{LlmClassifier, LlmClassifierConfig, MessagesClient};
 pub use path_rule::{DomainPattern, PathContext, PathPattern, path_forms};
 pub use pattern::CommandPattern;
+pub use program_files::program_redirect;
 pub use prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules, update_settings_file};
 pub use rule::{PermissionRule, RuleParseError, canonical_rule_tool};
 pub use rules::Family;
 pub use safety::{critical_rm_reason, protected_path_reason};
 pub use settings::{Diagnostic, LoadedSettings, PermissionSettings, RuleEntry, SettingsDiscovery, SettingsFile};
+pub use trust::{claude_json_path, record_trust, trusted_by};

@@ -73,8 +73,22 @@ impl MessagesClient {
     /// The request fails, the endpoint answers a non-success status, or the answer is not
     /// a Messages response; the text says which.
     pub async fn complete(&self, system: &str, user: &str, max_tokens: u32) -> Result<String, String> {
+        self.complete_with(&self.config.model, system, user, max_tokens).await
+    }
+
+    /// [`MessagesClient::complete`], asking `model` instead of the configured one.
+    ///
+    /// # Errors
+    /// As [`MessagesClient::complete`].
+    pub async fn complete_with(
+        &self,
+        model: &str,
+        system: &str,
+        user: &str,
+        max_tokens: u32,
+    ) -> Result<String, String> {
         let body = json!({
-            "model": self.config.model,
+            "model": model,
             "max_tokens": max_tokens,
             "system": system,
             "messages": [{"role": "user", "content": user}],

@@ -11,7 +11,9 @@
 //! A pattern without a `/` (other than a trailing one) matches at any depth below its
 //! base (`.env` is `**/.env`). A relative pattern with a `/` means `<cwd>/pattern` in an
 //! allow rule, and that pattern at any depth in a deny or ask rule, so a deny is never
-//! narrower than it reads.
+//! narrower than it reads. In an allow rule `./path` is anchored at the start directory; in a
+//! deny or ask rule it reads as `path` does (Claude Code's `Read(./src/**)` denies
+//! `lib/src/a.rs` too: a deny here matches at least wherever Claude Code's does).
 
 use std::path::{Path, PathBuf};
 
@@ -79,7 +81,7 @@ impl PathPattern {
         } else if let Some(rest) = spec.strip_prefix('/') {
             (ctx.anchor.clone(), rest, true)
         } else if let Some(rest) = spec.strip_prefix("./") {
-            (ctx.cwd.clone(), rest, true)
+            (ctx.cwd.clone(), rest, behavior == PermissionBehavior::Allow)
         } else {
             (ctx.cwd.clone(), spec, false)
         };
@@ -246,6 +248,10 @@ mod tests {
             ("/src/**", Allow, "/proj/sub/src/a.rs", false),
             ("./x.txt", Allow, "/proj/sub/x.txt", true),
             ("./x.txt", Allow, "/proj/sub/d/x.txt", false),
+            ("./x.txt", Deny, "/proj/sub/d/x.txt", true),
+            ("./src/**", Deny, "/proj/sub/lib/src/a.rs", true),
+            ("./src/**", Ask, "/proj/sub/lib/src/a.rs", true),
+            ("./src/**", Allow, "/proj/sub/lib/src/a.rs", false),
             ("*.env", Deny, "/proj/sub/a/b/prod.env", true),
             ("*.env", Deny, "/proj/sub/prod.env.bak", false),
             (".env", Deny, "/proj/sub/.env", true),

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 use toolgate_core::{BoxFuture, DecisionReason, Tool, ToolContext};
+use toolgate_shell::analyze;
 
-use crate::bash::analyze;
 use crate::rules::Family;
 
 /// What the person is asked.
@@ -102,7 +102,7 @@ pub(crate) fn suggest_rules_with(
     tool: &dyn Tool,
     input: &Value,
     ctx: &ToolContext,
-    analysis: Option<&crate::bash::BashAnalysis>,
+    analysis: Option<&toolgate_shell::BashAnalysis>,
     read_only: Option<&[bool]>,
 ) -> Vec<String> {
     match Family::of(name) {
@@ -124,7 +124,7 @@ pub(crate) fn suggest_rules_with(
             let read_only_at = |at: usize, cmd| {
                 read_only
                     .and_then(|known| known.get(at).copied())
-                    .unwrap_or_else(|| crate::bash::is_read_only_command(cmd))
+                    .unwrap_or_else(|| toolgate_shell::is_read_only_command(cmd))
             };
             let writing = analysis.commands.iter().enumerate().filter(|&(at, cmd)| !read_only_at(at, cmd));
             for (_, cmd) in writing {
@@ -138,7 +138,7 @@ pub(crate) fn suggest_rules_with(
                 let runner = cmd
                     .wrapped
                     .as_ref()
-                    .filter(|_| cmd.wrappers.iter().all(|w| crate::bash::is_runner(crate::bash::basename(w))))
+                    .filter(|_| cmd.wrappers.iter().all(|w| toolgate_shell::is_runner(toolgate_shell::basename(w))))
                     .and_then(|w| {
                         let argv = cmd.argv.iter().map(|a| &**a).collect::<Vec<_>>().join(" ");
                         Some(w.joined.strip_suffix(argv.as_str())?.trim_end().to_owned())
@@ -153,6 +153,15 @@ pub(crate) fn suggest_rules_with(
                     }
                     if out.len() == 5 {
                         break;
+                    }
+                    continue;
+                }
+                // A use no prefix rule approves (`find . -delete`): the command as it is.
+                if crate::bash_content::beyond_prefix_rules(cmd) {
+                    let argv = cmd.argv.iter().map(|a| &**a).collect::<Vec<_>>().join(" ");
+                    let rule = format!("{name}({})", escape_exact(&argv));
+                    if !out.contains(&rule) {
+                        out.push(rule);
                     }
                     continue;
                 }
@@ -173,7 +182,7 @@ pub(crate) fn suggest_rules_with(
                     None => words[..keep.min(words.len())].join(" "),
                 };
                 let prefix = escape(&runner.map_or(own.clone(), |runner| format!("{runner} {own}")));
-                let rule = crate::engine::concat(&[name, "(", &prefix, ":*)"]);
+                let rule = crate::content::concat(&[name, "(", &prefix, ":*)"]);
                 if !out.contains(&rule) {
                     out.push(rule);
                 }
@@ -193,10 +202,17 @@ pub(crate) fn suggest_rules_with(
             out.truncate(5);
             out
         }
+        // A rule for the folder of every path the call names (each file of a patch): the
+        // call needs them all.
         Family::Read | Family::Edit => {
-            let Some(target) = tool.permission_target(input) else { return vec![name.to_owned()] };
+            let targets = tool.permission_targets(input);
+            if targets.is_empty() {
+                return vec![name.to_owned()];
+            }
             let mut rules = Vec::new();
-            folder_rules(Family::of(name).rule_tool(name), ctx, &target, &mut rules);
+            for target in &targets {
+                folder_rules(Family::of(name).rule_tool(name), ctx, target, &mut rules);
+            }
             rules
         }
         Family::Web => match tool.permission_target(input) {
@@ -217,10 +233,10 @@ pub(crate) fn suggest_rules_with(
 /// them; `None` for anything else.
 fn shell_with_c(argv: &[std::borrow::Cow<'_, str>]) -> Option<String> {
     let program = argv.first()?;
-    if !crate::bash::is_bash_like_shell(crate::bash::basename(program)) {
+    if !toolgate_shell::is_bash_like_shell(toolgate_shell::basename(program)) {
         return None;
     }
-    let at = crate::bash::shell_options(|at| argv.get(at).map(|w| (&**w, true))).string_option?;
+    let at = toolgate_shell::shell_options(|at| argv.get(at).map(|w| (&**w, true))).string_option?;
     Some(argv[..=at].join(" "))
 }
 
@@ -385,7 +401,7 @@ mod tests {
         assert_eq!(s("ls > files.txt"), ["Edit(/**)"], "a redirection needs an Edit rule for its target");
         assert_eq!(s("bash -c 'npm test'"), ["Bash(bash -c:*)", "Bash(npm test:*)"], "never the bare shell");
         assert_eq!(s("sh -O extglob -ec 'make'"), ["Bash(sh -O extglob -ec:*)", "Bash(make:*)"]);
-        assert_eq!(s("bash --rcfile env.sh -c 'make'"), ["Bash(bash --rcfile env.sh -c:*)", "Bash(make:*)"]);
+        assert!(s("bash --rcfile env.sh -c 'make'").is_empty(), "the rc file runs commands the line does not show");
         assert_eq!(s("bash build.sh"), ["Bash(bash:*)"]);
         assert!(s("$(curl x)").is_empty(), "what cannot be analysed gets no rule");
         assert_eq!(s("a1; a2; a3; a4; a5; a6").len(), 5);

@@ -151,7 +151,10 @@ impl CompiledRule {
     pub fn names_tool(&self, tool: &str) -> bool {
         let rule_tool = self.entry.rule.tool();
         tool_name_matches(rule_tool, tool)
-            || (rule_tool == Family::of(tool).rule_tool(tool) && rule_tool != tool)
+            // A bare `Edit` allow rule approves Edit only, as in Claude Code (not Write).
+            || (rule_tool == Family::of(tool).rule_tool(tool)
+                && rule_tool != tool
+                && !(self.behavior() == PermissionBehavior::Allow && self.is_bare() && rule_tool == "Edit" && tool != "MultiEdit"))
             || (self.behavior() != PermissionBehavior::Allow
                 && rule_tool == "Read"
                 && matches!(tool, "Edit" | "Write" | "MultiEdit")
@@ -194,7 +197,7 @@ fn allow_glob_ok(tool: &str) -> bool {
 /// legacy prefix rule, and `domain:` a WebFetch specifier, not parameter rules.
 fn param_rule(spec: &str) -> Option<(String, CommandPattern)> {
     let (name, value) = spec.split_once(':')?;
-    if !crate::bash::is_identifier(name) || name == "domain" || value.is_empty() || value == "*" {
+    if !toolgate_shell::is_identifier(name) || name == "domain" || value.is_empty() || value == "*" {
         return None;
     }
     CommandPattern::parse(value).ok().map(|p| (name.to_owned(), p))

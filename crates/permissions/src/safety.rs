@@ -5,41 +5,92 @@ use std::path::{Component, Path};
 
 use toolgate_core::normalize_path;
 
-/// Directories whose contents are protected from automatic writes, matched as a path
-/// component anywhere.
-const PROTECTED_DIRS: &[&str] =
-    &[".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn", ".claude"];
+/// A name that makes a path protected wherever it appears (compared without case: on a
+/// case-insensitive file system `.GIT` is `.git`).
+#[derive(Debug, Clone, Copy)]
+enum Protected {
+    /// A directory: itself and everything below it (a file of that name too, such as a
+    /// worktree's `.git` file).
+    Dir(&'static str),
+    /// A file of this name.
+    File(&'static str),
+    /// A directory below another (`.config/git`): itself and everything below it.
+    Under(&'static str, &'static str),
+}
 
-/// Files protected from automatic writes, matched by name anywhere.
-const PROTECTED_FILES: &[&str] = &[
-    ".gitconfig",
-    ".gitmodules",
-    ".gitattributes",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".zlogin",
-    ".zlogout",
-    ".cshrc",
-    ".tcshrc",
-    ".kshrc",
-    ".inputrc",
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-    ".envrc",
-    ".bazelrc",
-    ".pre-commit-config.yaml",
-    ".mcp.json",
-    ".claude.json",
+/// What writes are never auto-approved for, each with a path it protects (checked by a test):
+/// version control and editor configuration, what makes a tool run another program (toolchain
+/// and tool configuration a repository can ship: `cargo --version` runs the toolchain
+/// `rust-toolchain.toml` names), and the start-up and credential files of a home folder.
+const PROTECTED: &[(Protected, &str)] = &[
+    (Protected::Dir(".git"), "/r/.git/hooks/pre-commit"),
+    (Protected::Dir(".vscode"), "/r/.vscode/settings.json"),
+    (Protected::Dir(".idea"), "/r/.idea/workspace.xml"),
+    (Protected::Dir(".husky"), "/r/.husky/pre-commit"),
+    (Protected::Dir(".cargo"), "/r/.cargo/config.toml"),
+    (Protected::Dir(".devcontainer"), "/r/.devcontainer/devcontainer.json"),
+    (Protected::Dir(".yarn"), "/r/.yarn/plugins/p.cjs"),
+    (Protected::Dir(".mvn"), "/r/.mvn/jvm.config"),
+    (Protected::Dir(".claude"), "/r/.claude/settings.json"),
+    (Protected::Dir(".mise"), "/r/.mise/config.toml"),
+    (Protected::Dir(".ssh"), "/h/.ssh/authorized_keys"),
+    (Protected::Dir(".gnupg"), "/h/.gnupg/gpg-agent.conf"),
+    (Protected::Dir(".aws"), "/h/.aws/config"),
+    (Protected::Dir(".kube"), "/h/.kube/config"),
+    (Protected::Dir(".docker"), "/h/.docker/config.json"),
+    (Protected::Under(".config", "git"), "/h/.config/git/config"),
+    (Protected::Under(".config", "fish"), "/h/.config/fish/config.fish"),
+    (Protected::Under(".config", "autostart"), "/h/.config/autostart/x.desktop"),
+    (Protected::Under(".config", "systemd"), "/h/.config/systemd/user/x.service"),
+    (Protected::Under(".config", "environment.d"), "/h/.config/environment.d/x.conf"),
+    (Protected::Under(".config", "mise"), "/h/.config/mise/config.toml"),
+    (Protected::Under(".local", "bin"), "/h/.local/bin/ls"),
+    (Protected::File(".gitconfig"), "/h/.gitconfig"),
+    (Protected::File(".gitmodules"), "/r/.gitmodules"),
+    (Protected::File(".gitattributes"), "/r/.gitattributes"),
+    (Protected::File(".bashrc"), "/h/.bashrc"),
+    (Protected::File(".bash_profile"), "/h/.bash_profile"),
+    (Protected::File(".bash_login"), "/h/.bash_login"),
+    (Protected::File(".bash_logout"), "/h/.bash_logout"),
+    (Protected::File(".bash_aliases"), "/h/.bash_aliases"),
+    (Protected::File(".profile"), "/h/.profile"),
+    (Protected::File(".zshrc"), "/h/.zshrc"),
+    (Protected::File(".zprofile"), "/h/.zprofile"),
+    (Protected::File(".zshenv"), "/h/.zshenv"),
+    (Protected::File(".zlogin"), "/h/.zlogin"),
+    (Protected::File(".zlogout"), "/h/.zlogout"),
+    (Protected::File(".cshrc"), "/h/.cshrc"),
+    (Protected::File(".tcshrc"), "/h/.tcshrc"),
+    (Protected::File(".kshrc"), "/h/.kshrc"),
+    (Protected::File(".inputrc"), "/h/.inputrc"),
+    (Protected::File(".xprofile"), "/h/.xprofile"),
+    (Protected::File(".xinitrc"), "/h/.xinitrc"),
+    (Protected::File(".xsessionrc"), "/h/.xsessionrc"),
+    (Protected::File(".pam_environment"), "/h/.pam_environment"),
+    (Protected::File(".netrc"), "/h/.netrc"),
+    (Protected::File(".npmrc"), "/r/.npmrc"),
+    (Protected::File(".yarnrc"), "/r/.yarnrc"),
+    (Protected::File(".yarnrc.yml"), "/r/.yarnrc.yml"),
+    (Protected::File(".pnpmfile.cjs"), "/r/.pnpmfile.cjs"),
+    (Protected::File(".envrc"), "/r/.envrc"),
+    (Protected::File(".bazelrc"), "/r/.bazelrc"),
+    (Protected::File(".pre-commit-config.yaml"), "/r/.pre-commit-config.yaml"),
+    (Protected::File(".mcp.json"), "/r/.mcp.json"),
+    (Protected::File(".claude.json"), "/h/.claude.json"),
+    (Protected::File("rust-toolchain"), "/r/rust-toolchain"),
+    (Protected::File("rust-toolchain.toml"), "/r/rust-toolchain.toml"),
+    (Protected::File("mise.toml"), "/r/mise.toml"),
+    (Protected::File("mise.local.toml"), "/r/mise.local.toml"),
+    (Protected::File(".mise.toml"), "/r/.mise.toml"),
+    (Protected::File(".mise.local.toml"), "/r/.mise.local.toml"),
+    (Protected::File(".tool-versions"), "/r/.tool-versions"),
+    (Protected::File(".devcontainer.json"), "/r/.devcontainer.json"),
+    (Protected::File(".ripgreprc"), "/r/.ripgreprc"),
 ];
 
-/// Why writing `path` is never auto-approved, or `None` when it is an ordinary path.
+/// Why writing `path` is never auto-approved, or `None` when it is an ordinary path. A
+/// worktree under `.claude/worktrees/` is a working tree like the project's: its ordinary files
+/// are not protected, and its `.git`, settings and tool configuration are.
 ///
 /// ```
 /// use std::path::Path;
@@ -47,6 +98,7 @@ const PROTECTED_FILES: &[&str] = &[
 /// assert!(protected_path_reason(Path::new("/repo/.git/config")).is_some());
 /// assert!(protected_path_reason(Path::new("/home/u/.bashrc")).is_some());
 /// assert!(protected_path_reason(Path::new("/repo/.claude/worktrees/x/a.rs")).is_none());
+/// assert!(protected_path_reason(Path::new("/repo/.claude/worktrees/x/.git")).is_some());
 /// assert!(protected_path_reason(Path::new("/repo/src/git.rs")).is_none());
 /// ```
 pub fn protected_path_reason(path: &Path) -> Option<String> {
@@ -58,30 +110,37 @@ pub fn protected_path_reason(path: &Path) -> Option<String> {
             _ => None,
         })
         .collect();
-    for (i, name) in names.iter().enumerate() {
+    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    let mut i = 0;
+    while i < names.len() {
+        let name = names[i];
         let is_last = i + 1 == names.len();
-        if *name == ".claude" && names.get(i + 1) == Some(&"worktrees") && names.len() > i + 2 {
-            return None;
+        // `.claude/worktrees/NAME/` holds a working tree: judged from NAME/ on as a project.
+        if same(name, ".claude") && names.get(i + 1).is_some_and(|n| same(n, "worktrees")) && names.len() > i + 3 {
+            i += 3;
+            continue;
         }
-        // Compared without case: on a case-insensitive file system `.GIT` is `.git`.
-        let dir = PROTECTED_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name));
-        if dir && !is_last {
-            return Some(format!("{} is inside {name}/, a protected directory", path.display()));
+        for (protected, _) in PROTECTED {
+            match *protected {
+                Protected::Dir(dir) if same(name, dir) => {
+                    return Some(if is_last {
+                        format!("{} is protected ({dir})", path.display())
+                    } else {
+                        format!("{} is inside {name}/, a protected directory", path.display())
+                    });
+                }
+                Protected::File(file) if is_last && same(name, file) => {
+                    return Some(format!("{} is a protected file", path.display()));
+                }
+                Protected::Under(parent, dir)
+                    if same(name, parent) && names.get(i + 1).is_some_and(|next| same(next, dir)) =>
+                {
+                    return Some(format!("{} is protected configuration ({parent}/{dir})", path.display()));
+                }
+                _ => {}
+            }
         }
-        if name.eq_ignore_ascii_case(".config")
-            && names
-                .get(i + 1)
-                .is_some_and(|next| next.eq_ignore_ascii_case("git") || next.eq_ignore_ascii_case("fish"))
-            && !is_last
-        {
-            return Some(format!("{} is protected configuration", path.display()));
-        }
-        if is_last && dir {
-            return Some(format!("{} is a protected directory", path.display()));
-        }
-        if is_last && PROTECTED_FILES.iter().any(|f| f.eq_ignore_ascii_case(name)) {
-            return Some(format!("{} is a protected file", path.display()));
-        }
+        i += 1;
     }
     None
 }
@@ -138,19 +197,37 @@ pub fn critical_rm_reason(target: &str, cwd: &Path, home: Option<&Path>) -> Opti
 mod tests {
     use super::*;
 
+    /// Every entry protects its example, a path beside it (a sibling name) does not, and the
+    /// table holds each name once.
+    #[test]
+    fn every_protected_entry_protects_its_example() {
+        for (protected, example) in PROTECTED {
+            assert!(protected_path_reason(Path::new(example)).is_some(), "{protected:?} should protect {example}");
+            let beside = format!("{example}.txt.d/x");
+            let ordinary = beside.replacen("/r/", "/r/src/", 1).replacen("/h/", "/h/code/", 1);
+            assert!(
+                !matches!(protected, Protected::File(_)) || protected_path_reason(Path::new(&ordinary)).is_none(),
+                "{protected:?} should not protect {ordinary}"
+            );
+        }
+        let mut names: Vec<String> = PROTECTED.iter().map(|(p, _)| format!("{p:?}").to_lowercase()).collect();
+        names.sort();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count, "an entry is listed twice");
+    }
+
     #[test]
     fn protected_table() {
         for (path, protected) in [
             ("/r/.git/config", true),
-            ("/r/.git/hooks/pre-commit", true),
-            ("/r/sub/.vscode/settings.json", true),
-            ("/r/.claude/settings.json", true),
             ("/r/.claude/settings.local.json", true),
             ("/r/.claude/worktrees/feature/src/a.rs", false),
-            ("/h/.config/git/config", true),
-            ("/h/.zshrc", true),
-            ("/r/.mcp.json", true),
-            ("/r/.envrc", true),
+            ("/r/.claude/worktrees/feature", true),
+            ("/r/.claude/worktrees/feature/.git", true),
+            ("/r/.claude/worktrees/feature/.claude/settings.json", true),
+            ("/r/.claude/worktrees/feature/.mcp.json", true),
+            ("/r/.claude/worktrees/feature/rust-toolchain.toml", true),
             ("/r/src/.git", true),
             ("/r/src/main.rs", false),
             ("/r/.github/workflows/ci.yml", false),
@@ -160,13 +237,17 @@ mod tests {
             ("/r/.Git/hooks/pre-commit", true),
             ("/h/.BashRC", true),
             ("/h/.Config/Git/config", true),
+            ("/h/.config/other/x", false),
+            ("/h/.local/share/x", false),
+            ("/r/docs/ssh.md", false),
         ] {
             assert_eq!(protected_path_reason(Path::new(path)).is_some(), protected, "{path}");
         }
         for (path, reason) in [
-            ("/r/.git", "/r/.git is a protected directory"),
+            ("/r/.git", "/r/.git is protected (.git)"),
             ("/r/.git/config", "/r/.git/config is inside .git/, a protected directory"),
             ("/h/.zshrc", "/h/.zshrc is a protected file"),
+            ("/h/.config/git/config", "/h/.config/git/config is protected configuration (.config/git)"),
         ] {
             assert_eq!(protected_path_reason(Path::new(path)).as_deref(), Some(reason));
         }

@@ -51,6 +51,29 @@ pub struct PostHookOutcome {
     pub notices: Vec<String>,
 }
 
+/// One resolved call of a message, as PostToolBatch reports it.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchCall<'a> {
+    /// The tool's name as called.
+    pub tool_name: &'a str,
+    /// The call's id.
+    pub tool_use_id: &'a str,
+    /// The input as the model sent it.
+    pub input: &'a Value,
+    /// The `tool_result` content the model receives.
+    pub response: &'a Value,
+}
+
+/// What PostToolBatch hooks said.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchHookOutcome {
+    /// `decision: block` or exit code 2, or `continue: false`: the loop should stop, with this
+    /// reason.
+    pub stop: Option<String>,
+    /// Notices for the person.
+    pub notices: Vec<String>,
+}
+
 /// The hook events the pipeline fires.
 pub trait HookDispatch: Send + Sync {
     /// PreToolUse, after validation and before permission.
@@ -72,4 +95,21 @@ pub trait HookDispatch: Send + Sync {
         is_interrupt: bool,
         duration_ms: u64,
     ) -> BoxFuture<'a, PostHookOutcome>;
+
+    /// Whether [`HookDispatch::post_tool_batch`] has anything to run (the session then skips
+    /// building the batch: every result as JSON). By default `true`.
+    fn wants_post_tool_batch(&self) -> bool {
+        true
+    }
+
+    /// PostToolBatch, once every call of a message has resolved, before the model is called
+    /// again. By default nothing runs.
+    fn post_tool_batch<'a>(
+        &'a self,
+        calls: &'a [BatchCall<'a>],
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, BatchHookOutcome> {
+        let _ = (calls, ctx);
+        Box::pin(async { BatchHookOutcome::default() })
+    }
 }

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use serde_json::Value;
 use toolgate_core::{BoxFuture, CancellationToken, PermissionBehavior, ToolContext};
 use toolgate_hooks::{
-    CommonInput, HookBehavior, HookRunner, PermissionRequestBehavior, PermissionRequestInput, PermissionUpdate,
-    PostToolUseFailureInput, PostToolUseInput, PreToolUseInput, RuleValue, UpdateDestination,
+    BatchToolCall, CommonInput, HookBehavior, HookRunner, PermissionRequestBehavior, PermissionRequestInput,
+    PermissionUpdate, PostToolBatchInput, PostToolUseFailureInput, PostToolUseInput, PreToolUseInput, RuleValue,
+    UpdateDestination,
 };
 use toolgate_permissions::{HookVerdict, PermissionRequestHooks, PermissionRule, RequestHookVerdict};
 
-use crate::dispatch::{HookCall, HookDispatch, PostHookOutcome, PreHookOutcome};
+use crate::dispatch::{BatchCall, BatchHookOutcome, HookCall, HookDispatch, PostHookOutcome, PreHookOutcome};
 
 /// Runs the user's hook processes for the pipeline.
 #[derive(Clone)]
@@ -128,6 +129,60 @@ impl HookDispatch for RunnerHooks {
             let out = self.runner.post_tool_use_failure(&input, &call.ctx.cancel).await;
             post(out)
         })
+    }
+
+    fn wants_post_tool_batch(&self) -> bool {
+        self.runner.has_hooks(toolgate_hooks::HookEvent::PostToolBatch)
+    }
+
+    fn post_tool_batch<'a>(
+        &'a self,
+        calls: &'a [BatchCall<'a>],
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, BatchHookOutcome> {
+        Box::pin(async move {
+            let tool_calls = calls
+                .iter()
+                .map(|c| BatchToolCall {
+                    tool_name: c.tool_name.to_owned(),
+                    tool_input: c.input.clone(),
+                    tool_use_id: c.tool_use_id.to_owned(),
+                    tool_response: c.response.clone(),
+                })
+                .collect();
+            let input = PostToolBatchInput { common: self.common(ctx), tool_calls };
+            batch(self.runner.post_tool_batch(&input, &ctx.cancel).await)
+        })
+    }
+}
+
+/// What the background (`async`) hooks that ended say to the model: an `asyncRewake` hook that
+/// exited 2 its stderr, as a request to continue; any other its stdout, when it printed any.
+pub(crate) fn background_context(runner: &HookRunner) -> Vec<String> {
+    runner
+        .take_background_results()
+        .into_iter()
+        .filter_map(|r| {
+            if r.rewake {
+                Some(format!("The background hook {} asks you to continue: {}", r.hook, r.stderr.trim()))
+            } else {
+                let stdout = r.stdout.trim();
+                (!stdout.is_empty()).then(|| format!("The background hook {} finished: {stdout}", r.hook))
+            }
+        })
+        .collect()
+}
+
+fn batch(out: toolgate_hooks::EventOutcome) -> BatchHookOutcome {
+    let stop = out.stop.as_ref().map(|s| s.reason.clone().unwrap_or_else(|| "a hook stopped the session".into()));
+    BatchHookOutcome {
+        stop: stop
+            .or_else(|| out.blocked.as_ref().map(|b| format!("a PostToolBatch hook stopped the loop: {}", b.reason))),
+        notices: notices(
+            out.system_messages.iter().map(|m| m.text.clone()),
+            out.errors.iter().map(ToString::to_string),
+            out.diagnostics.iter().map(ToString::to_string),
+        ),
     }
 }
 

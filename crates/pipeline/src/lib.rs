@@ -41,10 +41,10 @@ mod session;
 mod wire;
 
 pub use batch::{Batch, plan_batches};
-pub use dispatch::{HookCall, HookDispatch, PostHookOutcome, PreHookOutcome};
+pub use dispatch::{BatchCall, BatchHookOutcome, HookCall, HookDispatch, PostHookOutcome, PreHookOutcome};
 pub use format::{
     MalformedCall, anthropic_user_message, calls_from_anthropic, calls_from_openai, openai_tool_messages,
 };
 pub use hook_adapter::RunnerHooks;
-pub use session::{DEFAULT_MAX_CONCURRENCY, Event, EventSink, Session, SessionBuilder, ToolStats};
+pub use session::{DEFAULT_MAX_CONCURRENCY, Event, EventSink, Session, SessionBuilder, ToolStats, hooks_config};
 pub use wire::{ToolCall, ToolResultBlock};

@@ -1,7 +1,7 @@
 //! [`Session`]: runs a message's tool calls through the seven steps and returns one result
 //! per call, in order.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use toolgate_permissions::{
     Classifier, Evaluation, HookVerdict, LoadedSettings, PermissionEngine, Prompter, SettingsDiscovery,
 };
 
-use crate::dispatch::{HookCall, HookDispatch};
+use crate::dispatch::{BatchCall, HookCall, HookDispatch};
 use crate::hook_adapter::RunnerHooks;
 use crate::{ToolCall, ToolResultBlock, plan_batches};
 
@@ -116,6 +116,12 @@ struct Inner {
     budget: usize,
     stats: Mutex<BTreeMap<String, ToolStats>>,
     stop: Mutex<Option<String>>,
+    /// The deferred tools the model was last told of (the pool's, when the session began),
+    /// and the `pool_changes` tick they were read at.
+    announced: Mutex<(u64, BTreeSet<String>)>,
+    /// Whether changes of the deferred tools are told in results (see
+    /// [`Session::tell_deferred_changes`]).
+    tell_deferred: std::sync::atomic::AtomicBool,
     diagnostics: Vec<String>,
     runner: Option<Arc<HookRunner>>,
     /// The parts of every call's context that do not change (caches, stores, services).
@@ -170,6 +176,8 @@ pub struct SessionBuilder {
     session_id: String,
     max_concurrency: usize,
     budget: usize,
+    hook_mcp: Option<Arc<dyn toolgate_hooks::McpToolCaller>>,
+    hook_agent: Option<Arc<dyn toolgate_hooks::HookAgent>>,
 }
 
 /// The default bound on concurrently running calls.
@@ -281,6 +289,20 @@ impl SessionBuilder {
         self
     }
 
+    /// How `mcp_tool` hooks of the discovered settings call the host's MCP servers.
+    #[must_use]
+    pub fn hook_mcp(mut self, caller: Arc<dyn toolgate_hooks::McpToolCaller>) -> Self {
+        self.hook_mcp = Some(caller);
+        self
+    }
+
+    /// How `agent` hooks of the discovered settings run a subagent.
+    #[must_use]
+    pub fn hook_agent(mut self, agent: Arc<dyn toolgate_hooks::HookAgent>) -> Self {
+        self.hook_agent = Some(agent);
+        self
+    }
+
     /// Host services for tools.
     #[must_use]
     pub fn extensions(mut self, extensions: Extensions) -> Self {
@@ -341,9 +363,19 @@ impl SessionBuilder {
             }
             None => (Default::default(), None),
         };
+        // The pool, filled in below once the engine can filter it; hooks' `if` rules look
+        // their calls' tools up in it.
+        let pool_cell = Arc::new(RwLock::new(Arc::new(ToolPool::builder().build())));
         let runner_hooks = hooks_config.map(|config| {
             diagnostics.extend(config.diagnostics().iter().map(ToString::to_string));
-            let runner = HookRunner::new(config, self.cwd.clone()).with_result_store(results.clone());
+            let mut runner = HookRunner::new(config, self.cwd.clone()).with_result_store(results.clone());
+            if let Some(caller) = &self.hook_mcp {
+                runner = runner.with_mcp(caller.clone());
+            }
+            if let Some(agent) = &self.hook_agent {
+                runner = runner.with_agent(agent.clone());
+            }
+            runner = runner.with_tools(Arc::new(PoolTools(pool_cell.clone())));
             Arc::new(RunnerHooks::new(Arc::new(runner), session_id.clone(), String::new()))
         });
         let runner = runner_hooks.as_ref().map(|h| h.runner().clone());
@@ -390,7 +422,12 @@ impl SessionBuilder {
         template.extensions.insert(HiddenPaths::new(move |path, link| hider.read_denies(path, link)));
         Session {
             inner: Arc::new(Inner {
-                pool: Arc::new(RwLock::new(pool)),
+                announced: Mutex::new((0, deferred_names(&pool))),
+                tell_deferred: std::sync::atomic::AtomicBool::new(true),
+                pool: {
+                    *pool_cell.write().unwrap_or_else(PoisonError::into_inner) = pool;
+                    pool_cell
+                },
                 pool_changes: Arc::new(tokio::sync::watch::Sender::new(0)),
                 engine,
                 hooks,
@@ -409,9 +446,42 @@ impl SessionBuilder {
     }
 }
 
-/// The hooks of every settings source, lowest precedence first, so that later sources
-/// (and managed settings last) have the final word on `disableAllHooks`.
-fn hooks_config(loaded: &LoadedSettings) -> HooksConfig {
+/// The session's pool as hooks' `if` rules see it.
+#[derive(Debug)]
+struct PoolTools(Arc<RwLock<Arc<ToolPool>>>);
+
+impl toolgate_hooks::HookTools for PoolTools {
+    fn tool(&self, name: &str) -> Option<toolgate_core::DynTool> {
+        self.0.read().unwrap_or_else(PoisonError::into_inner).get(name).cloned()
+    }
+}
+
+/// The names of a pool's deferred tools.
+fn deferred_names(pool: &ToolPool) -> BTreeSet<String> {
+    pool.deferred_names().map(str::to_owned).collect()
+}
+
+/// What the model reads when the deferred tools changed.
+fn deferred_note(added: &[&str], removed: &[&str]) -> String {
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("now available through ToolSearch: {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("no longer available: {}", removed.join(", ")));
+    }
+    format!("<system-reminder>\nThe deferred tools changed: {}.\n</system-reminder>", parts.join("; "))
+}
+
+/// The hooks a session with `loaded` runs: every settings source's, lowest precedence first,
+/// so that later sources (and managed settings last) have the final word on
+/// `disableAllHooks`.
+///
+/// ```
+/// let loaded = toolgate_permissions::LoadedSettings::default();
+/// assert!(toolgate_pipeline::hooks_config(&loaded).is_empty());
+/// ```
+pub fn hooks_config(loaded: &LoadedSettings) -> HooksConfig {
     let mut builder = HooksConfig::builder();
     for file in loaded.files.iter().rev() {
         let kind = match file.source {
@@ -485,6 +555,8 @@ impl Session {
             session_id: String::new(),
             max_concurrency: concurrency_from_env(),
             budget: DEFAULT_MESSAGE_BUDGET,
+            hook_mcp: None,
+            hook_agent: None,
         }
     }
 
@@ -509,6 +581,14 @@ impl Session {
             .build();
         *self.inner.pool.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(pool);
         self.inner.pool_changes.send_modify(|n| *n += 1);
+    }
+
+    /// Whether a change of the deferred tools (MCP servers that connected late or changed
+    /// their tools) is told to the model in the next message's last result (on by default).
+    /// A host whose client learns of tool changes another way turns it off: `mcp serve`, whose
+    /// clients hear `notifications/tools/list_changed`.
+    pub fn tell_deferred_changes(&self, on: bool) {
+        self.inner.tell_deferred.store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Ticks whenever [`Session::set_mcp_tools`] replaces the pool (of this session or of
@@ -618,6 +698,10 @@ impl Session {
                 budget: inner.budget,
                 stats: Mutex::new(BTreeMap::new()),
                 stop: Mutex::new(None),
+                announced: Mutex::new(lock(&inner.announced).clone()),
+                tell_deferred: std::sync::atomic::AtomicBool::new(
+                    inner.tell_deferred.load(std::sync::atomic::Ordering::Relaxed),
+                ),
                 diagnostics: inner.diagnostics.clone(),
                 runner: inner.runner.clone(),
             }),
@@ -634,6 +718,45 @@ impl Session {
         ctx.roots.clone_from(&state.roots);
         ctx.permission_mode = state.mode;
         ctx
+    }
+
+    /// The permission decision for a call another agent runs (`toolgate hook` for Claude
+    /// Code): looked up, checked against its schema and normalized, then decided by the
+    /// engine's synchronous layers. The tool's own validation is skipped: it reads this
+    /// session's state (what was read before an edit), which the other agent keeps.
+    ///
+    /// # Errors
+    /// An unknown tool or an input its schema refuses, as [`Session::check`] reports them.
+    pub fn check_foreign(&self, call: &ToolCall) -> Result<(String, Evaluation), ToolError> {
+        let tool = lookup(&self.pool(), &call.name)?;
+        let schema = self.pool().schema(tool.name())?;
+        self.evaluate_foreign(&tool, &schema, call)
+    }
+
+    /// [`Session::check_foreign`] for a tool this session does not offer (the other agent's
+    /// own, or one of ours that is off here, such as Agent without a subagent runner), decided
+    /// by the same rules.
+    ///
+    /// # Errors
+    /// The tool's schema does not compile, or refuses the input.
+    pub fn check_foreign_tool(&self, tool: &DynTool, call: &ToolCall) -> Result<(String, Evaluation), ToolError> {
+        let schema = toolgate_core::InputSchema::compile(tool.input_schema())
+            .map_err(|e| ToolError::internal(format!("the schema of {} does not compile: {e}", tool.name())))?;
+        self.evaluate_foreign(tool, &schema, call)
+    }
+
+    fn evaluate_foreign(
+        &self,
+        tool: &DynTool,
+        schema: &toolgate_core::InputSchema,
+        call: &ToolCall,
+    ) -> Result<(String, Evaluation), ToolError> {
+        let mut ctx = self.context();
+        ctx.tool_use_id.clone_from(&call.id);
+        let checked = schema.validate(&call.input).map_err(|e| ToolError::invalid_input(e.message().to_owned()))?;
+        let input = tool.normalize_input(&checked, &ctx);
+        let evaluation = self.inner.engine.evaluate(&**tool, &input, &ctx, None);
+        Ok((tool.name().to_owned(), evaluation))
     }
 
     /// The permission decision for a call without running it and without a prompt: steps
@@ -769,7 +892,77 @@ impl Session {
             .collect();
         self.record_stats(&reports);
         self.apply_budget(&mut reports);
-        reports.into_iter().map(|r| r.result).collect()
+        let mut results: Vec<ToolResultBlock> = reports.into_iter().map(|r| r.result).collect();
+        if let Some(last) = results.last_mut() {
+            // What changed while the calls ran: the deferred tools, and background hooks that
+            // ended (whatever became of the call they ran for).
+            last.content.extend(self.deferred_delta().map(ContentBlock::text));
+            if let Some(runner) = &self.inner.runner {
+                let ended = crate::hook_adapter::background_context(runner);
+                last.content.extend(ended.iter().map(|c| ContentBlock::text(hook_context(c))));
+            }
+        }
+        self.post_tool_batch(&calls, &results, events.as_ref()).await;
+        results
+    }
+
+    /// The change in the deferred tools since the model was last told (MCP servers that
+    /// connected late, or changed their tools), as a note for the message's last result;
+    /// `None` when nothing changed. Telling it updates what the model knows.
+    fn deferred_delta(&self) -> Option<String> {
+        let tick = *self.inner.pool_changes.borrow();
+        let mut guard = lock(&self.inner.announced);
+        let (seen, announced) = &mut *guard;
+        // The pool was not replaced since: nothing to compare.
+        if *seen == tick {
+            return None;
+        }
+        *seen = tick;
+        let now = deferred_names(&self.pool());
+        if *announced == now {
+            return None;
+        }
+        if !self.inner.tell_deferred.load(std::sync::atomic::Ordering::Relaxed) {
+            *announced = now;
+            return None;
+        }
+        let added: Vec<&str> = now.difference(announced).map(String::as_str).collect();
+        let removed: Vec<&str> = announced.difference(&now).map(String::as_str).collect();
+        let note = deferred_note(&added, &removed);
+        *announced = now;
+        Some(note)
+    }
+
+    /// PostToolBatch, once every call of the message has resolved: a hook that blocks (or
+    /// says `continue: false`) stops the loop (see [`Session::stop_reason`]).
+    async fn post_tool_batch(&self, calls: &[Arc<ToolCall>], results: &[ToolResultBlock], events: Option<&EventSink>) {
+        let Some(hooks) = &self.inner.hooks else { return };
+        if calls.is_empty() || !hooks.wants_post_tool_batch() {
+            return;
+        }
+        let responses: Vec<Value> =
+            results.iter().map(|r| serde_json::to_value(&r.content).unwrap_or(Value::Null)).collect();
+        let batch: Vec<BatchCall<'_>> = calls
+            .iter()
+            .zip(&responses)
+            .map(|(call, response)| BatchCall {
+                tool_name: &call.name,
+                tool_use_id: &call.id,
+                input: &call.input,
+                response,
+            })
+            .collect();
+        let ctx = self.context();
+        let outcome = hooks.post_tool_batch(&batch, &ctx).await;
+        if let Some(reason) = outcome.stop {
+            lock(&self.inner.stop).get_or_insert(reason);
+        }
+        let last = calls.last().map(|c| c.id.clone()).unwrap_or_default();
+        for notice in outcome.notices {
+            if let Some(sink) = events {
+                sink(Event::HookOutcome { tool_use_id: last.clone(), event: "PostToolBatch", detail: notice });
+            }
+        }
     }
 
     fn apply(&self, change: ContextChange) {

@@ -566,3 +566,37 @@ async fn a_fork_keeps_its_state_apart_and_shares_the_pool() {
     assert_eq!(base.context().app_state.get::<String>(), None);
     assert_eq!(a.results().dir(), base.results().dir().join("a"));
 }
+
+/// When the deferred tools change (an MCP server connected late or changed its tools), the
+/// next message's last result tells the model once, so it knows to look them up.
+#[tokio::test]
+async fn a_change_of_the_deferred_tools_is_told_to_the_model_once() {
+    let mcp = |name: &str| ToolBuilder::new(name).description("an MCP tool").build();
+    let echo = ToolBuilder::new("Echo").call(|_, _| async move { Ok(ToolOutput::text("hi")) }).read_only(true).build();
+    let pool = ToolPool::builder()
+        .builtin(echo)
+        .builtin(toolgate_core::ToolSearchTool::shared())
+        .mcps([mcp("mcp__s__a")])
+        .build();
+    assert!(pool.is_deferred("mcp__s__a"));
+    let session = Session::builder().pool(pool).cwd("/tmp").mode(PermissionMode::BypassPermissions).build();
+    let texts = |results: Vec<ToolResultBlock>| -> Vec<String> {
+        results[0].content.iter().filter_map(|b| b.as_text().map(str::to_owned)).collect()
+    };
+    let call = || vec![ToolCall::new("t", "Echo", json!({}))];
+    assert_eq!(texts(session.run_message(call()).await), ["hi"], "nothing changed yet");
+    session.set_mcp_tools([mcp("mcp__s__b"), mcp("mcp__s__c")]);
+    assert_eq!(
+        texts(session.run_message(call()).await),
+        [
+            "hi",
+            "<system-reminder>\nThe deferred tools changed: now available through ToolSearch: mcp__s__b, mcp__s__c; \
+             no longer available: mcp__s__a.\n</system-reminder>"
+        ]
+    );
+    assert_eq!(texts(session.run_message(call()).await), ["hi"], "told once");
+    // A host whose client hears of tool changes another way (`mcp serve`) turns it off.
+    session.tell_deferred_changes(false);
+    session.set_mcp_tools([mcp("mcp__s__d")]);
+    assert_eq!(texts(session.run_message(call()).await), ["hi"]);
+}

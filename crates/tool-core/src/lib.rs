@@ -53,6 +53,7 @@ mod context;
 mod deferred;
 mod error;
 mod file_state;
+mod file_uri;
 mod hidden;
 mod output;
 mod permission;
@@ -72,6 +73,7 @@ pub use context::{AppState, CancellationToken, Extensions, Progress, ProgressSin
 pub use deferred::{DeferMode, DeferredAnnouncer, InvalidDeferMode};
 pub use error::{ToolError, ToolErrorKind};
 pub use file_state::{FileState, FileStateCache, FileStateError};
+pub use file_uri::{file_uri, uri_path};
 pub use hidden::HiddenPaths;
 pub use output::{ContentBlock, ContextChange, ImageSource, IntoToolOutput, Json, ToolOutput};
 pub use permission::{

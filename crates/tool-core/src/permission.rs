@@ -287,6 +287,13 @@ pub enum PermissionCheck {
         /// Why.
         detail: String,
     },
+    /// The call starts a program (LSP's language server, which may run the project's code):
+    /// a rule or a mode may approve it, but never its being a read; nothing deciding, it asks
+    /// with this reason.
+    NotAutomatic {
+        /// What it starts, in a sentence.
+        detail: String,
+    },
     /// The tool refuses the call.
     Deny {
         /// Why.

@@ -200,6 +200,13 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Every path a call reads or changes, for a tool that names more than one (every file of
+    /// a patch, moves included): each is held to the rules on its own. By default the one
+    /// [`Tool::permission_target`].
+    fn permission_targets(&self, input: &Value) -> Vec<String> {
+        self.permission_target(input).into_iter().collect()
+    }
+
     /// Runs the call with a validated, normalized input.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 

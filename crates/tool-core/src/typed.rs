@@ -139,6 +139,11 @@ pub trait TypedTool: Send + Sync + 'static {
         None
     }
 
+    /// See [`Tool::permission_targets`].
+    fn permission_targets(&self, input: &Self::Input) -> Vec<String> {
+        self.permission_target(input).into_iter().collect()
+    }
+
     /// Runs the call.
     fn call(
         &self,
@@ -281,6 +286,10 @@ impl<T: TypedTool> Tool for Typed<T> {
 
     fn permission_target(&self, input: &Value) -> Option<String> {
         self.with_parsed(input, None, |i| self.tool.permission_target(i))
+    }
+
+    fn permission_targets(&self, input: &Value) -> Vec<String> {
+        self.with_parsed(input, Vec::new(), |i| self.tool.permission_targets(i))
     }
 
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {

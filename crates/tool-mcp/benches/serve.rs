@@ -69,7 +69,7 @@ fn check(answer: &Value, expected: &str) {
 
 /// The session `toolgate mcp serve` runs for the project.
 fn serving_session(dir: &Path) -> Session {
-    let loaded = SettingsDiscovery::new(dir).with_home(None).with_managed_dir(None).load();
+    let loaded = SettingsDiscovery::new(dir).with_home(None).with_managed_dir(None).with_trust(true).load();
     Session::builder().cwd(dir).settings(loaded).builtin_tools(toolgate_builtin::all_builtin_tools()).build()
 }
 

@@ -135,6 +135,10 @@ pub struct McpServerConfig {
     /// Whether the user disabled it (`disabledMcpServers`, `disabledMcpjsonServers`); a
     /// disabled server is listed but never started.
     pub disabled: bool,
+    /// Why a project server (`.mcp.json`) is not started: the folder is not trusted, or the
+    /// server is not approved (`enableAllProjectMcpServers`, `enabledMcpjsonServers`). `None`
+    /// for a server that may start.
+    pub not_approved: Option<String>,
 }
 
 impl McpServerConfig {
@@ -177,6 +181,7 @@ impl McpServerConfig {
             scope: McpScope::Flag,
             origin: "code".to_owned(),
             disabled: false,
+            not_approved: None,
         }
     }
 
@@ -266,6 +271,9 @@ pub struct McpConfigLoader {
     strict: bool,
     env: Option<HashMap<String, String>>,
     disabled: Vec<String>,
+    trusted: bool,
+    enable_all: bool,
+    enabled: Vec<String>,
 }
 
 impl McpConfigLoader {
@@ -276,7 +284,17 @@ impl McpConfigLoader {
             Some(dir) => Some(PathBuf::from(dir).join(".claude.json")),
             None => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".claude.json")),
         };
-        Self { cwd: cwd.into(), claude_json, extra: Vec::new(), strict: false, env: None, disabled: Vec::new() }
+        Self {
+            cwd: cwd.into(),
+            claude_json,
+            extra: Vec::new(),
+            strict: false,
+            env: None,
+            disabled: Vec::new(),
+            trusted: false,
+            enable_all: false,
+            enabled: Vec::new(),
+        }
     }
 
     /// Uses `dir/.claude.json` for the user and local scopes (`None`: neither scope).
@@ -330,20 +348,77 @@ impl McpConfigLoader {
         self
     }
 
-    /// Reads `disabledMcpjsonServers` from settings documents (the `value` of each
-    /// settings file, in any order).
+    /// Reads which project servers are approved from settings documents (the `value` of each
+    /// settings file, in any order): `enableAllProjectMcpServers`, `enabledMcpjsonServers`
+    /// and `disabledMcpjsonServers`.
     #[must_use]
     pub fn settings<'a>(mut self, documents: impl IntoIterator<Item = &'a Value>) -> Self {
         for doc in documents {
-            if let Some(list) = doc.get("disabledMcpjsonServers").and_then(Value::as_array) {
-                self.disabled.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
-            }
+            self.approvals(doc);
         }
         self
     }
 
+    /// Whether the project folder is trusted: until it is, no `.mcp.json` server starts
+    /// (untrusted by default).
+    #[must_use]
+    pub fn trusted(mut self, trusted: bool) -> Self {
+        self.trusted = trusted;
+        self
+    }
+
+    /// Takes the approvals of one settings document or `~/.claude.json` project record.
+    fn approvals(&mut self, doc: &Value) {
+        let names = |key: &str| -> Vec<String> {
+            doc.get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        };
+        self.disabled.extend(names("disabledMcpjsonServers"));
+        self.enabled.extend(names("enabledMcpjsonServers"));
+        self.enable_all |= doc.get("enableAllProjectMcpServers") == Some(&Value::Bool(true));
+    }
+
+    /// Why the project server `name` may not start, if it may not.
+    fn project_approval(&self, name: &str) -> Option<String> {
+        if !self.trusted {
+            return Some("this folder is not trusted: run `toolgate trust` here once you trust it".to_owned());
+        }
+        (!self.enable_all && !self.enabled.iter().any(|n| n == name)).then(|| {
+            format!(
+                "not approved: add \"{name}\" to `enabledMcpjsonServers` (or set `enableAllProjectMcpServers`) \
+                 in .claude/settings.local.json"
+            )
+        })
+    }
+
     /// Reads every source. Never fails: unreadable files and bad entries are diagnostics.
+    /// A `.mcp.json` server starts only in a trusted folder and once approved; the others are
+    /// listed with [`McpServerConfig::not_approved`] saying why.
     pub fn load(&self) -> McpConfigs {
+        let mut this = self.clone();
+        let project = self.claude_json.as_ref().and_then(|path| std::fs::read_to_string(path).ok()).and_then(|text| {
+            let doc: Value = serde_json::from_str(&text).ok()?;
+            doc.get("projects")?.get(self.cwd.to_string_lossy().as_ref()).cloned()
+        });
+        if let Some(project) = &project {
+            this.approvals(project);
+        }
+        let mut configs = this.load_servers();
+        for server in &mut configs.servers {
+            if server.scope == McpScope::Project && !server.disabled {
+                server.not_approved = this.project_approval(&server.name);
+            }
+        }
+        configs
+    }
+
+    /// [`Self::load`] before the approval of project servers.
+    fn load_servers(&self) -> McpConfigs {
         let mut diagnostics = Vec::new();
         // Lowest precedence first; later inserts replace earlier ones.
         let mut by_name: BTreeMap<String, McpServerConfig> = BTreeMap::new();
@@ -363,10 +438,9 @@ impl McpConfigLoader {
             }
             self.add_project(&self.cwd.join(".mcp.json"), &mut by_name, &mut diagnostics);
             if let (Some((_, origin)), Some(project)) = (&claude, &project) {
-                for key in ["disabledMcpServers", "disabledMcpjsonServers"] {
-                    if let Some(list) = project.get(key).and_then(Value::as_array) {
-                        disabled.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
-                    }
+                // (`disabledMcpjsonServers` there is read with the approvals.)
+                if let Some(list) = project.get("disabledMcpServers").and_then(Value::as_array) {
+                    disabled.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
                 }
                 if let Some(servers) = project.get("mcpServers") {
                     self.add_servers(servers, McpScope::Local, origin, &mut by_name, &mut diagnostics);
@@ -496,6 +570,16 @@ impl EntryContext<'_> {
         let Some(obj) = entry.as_object() else {
             return self.skip("the entry is not an object".to_owned());
         };
+        // `mcp__a__b` must have one reading: a server named `srv__evil` would have its tools
+        // matched by the rules of a server `srv`.
+        let normalized = crate::normalize_name_part(self.server);
+        if normalized.contains("__") || normalized.ends_with('_') {
+            return self.skip(
+                "the name has `__` (or ends with `_`) once made a tool name's part, so its tools would read as \
+                 another server's: rename it"
+                    .to_owned(),
+            );
+        }
         if !self.server.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
             self.problem(
                 "the name has characters outside letters, digits, `-` and `_`; its tools are named with `_` in their place"
@@ -570,6 +654,7 @@ impl EntryContext<'_> {
             scope,
             origin: self.origin.to_owned(),
             disabled: obj.get("disabled").and_then(Value::as_bool).unwrap_or(false),
+            not_approved: None,
         })
     }
 
@@ -673,6 +758,40 @@ mod tests {
     fn write(path: &Path, value: &Value) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+    }
+
+    /// A `.mcp.json` server starts only in a trusted folder and once approved, by name or all
+    /// at once, in settings or in `~/.claude.json`'s record of the project; a disabled one stays
+    /// disabled; a name that would read as another server's tools is refused.
+    #[test]
+    fn project_servers_need_trust_and_approval() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let cwd = project.path().to_string_lossy().into_owned();
+        write(
+            &project.path().join(".mcp.json"),
+            &json!({"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}, "c": {"command": "c"},
+                                   "x__y": {"command": "x"}, "x..z": {"command": "x"}, "end_": {"command": "e"}}}),
+        );
+        write(&home.path().join(".claude.json"), &json!({"projects": {cwd: {"enabledMcpjsonServers": ["c"]}}}));
+        let load = |trusted: bool, settings: Value| {
+            let configs = McpConfigLoader::new(project.path())
+                .home(Some(home.path()))
+                .trusted(trusted)
+                .settings([&settings])
+                .load();
+            let refused: Vec<String> = configs.diagnostics.iter().filter_map(|d| d.server.clone()).collect();
+            assert_eq!(refused, ["end_", "x..z", "x__y"]);
+            configs.servers.into_iter().map(|s| (s.name, s.disabled, s.not_approved.is_none())).collect::<Vec<_>>()
+        };
+        let untrusted = load(false, json!({"enableAllProjectMcpServers": true}));
+        assert!(untrusted.iter().all(|(_, _, may_start)| !may_start), "{untrusted:?}");
+        let approved = load(true, json!({"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"]}));
+        assert_eq!(approved, [("a".into(), false, true), ("b".into(), true, true), ("c".into(), false, true)]);
+        let none = load(true, json!({}));
+        assert_eq!(none, [("a".into(), false, false), ("b".into(), false, false), ("c".into(), false, true)]);
+        let all = load(true, json!({"enableAllProjectMcpServers": true}));
+        assert!(all.iter().all(|(_, _, may_start)| *may_start), "{all:?}");
     }
 
     #[test]

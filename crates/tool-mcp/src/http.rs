@@ -186,8 +186,8 @@ pub async fn serve_http(
         config = config.disable_allowed_hosts();
     }
     let sessions = Arc::new(SessionRegistry::new(session.clone(), opts.session_services.clone()));
+    let manager = Arc::new(ScopedSessions::new(sessions.clone(), opts.disconnect_grace, opts.idle_timeout));
     let handler = PoolServer::per_session(session, sessions.clone(), opts);
-    let manager = Arc::new(ScopedSessions::new(sessions.clone()));
     let service = StreamableHttpService::new(move || Ok(handler.for_new_session()), manager, config);
     let token: Option<Arc<str>> = bearer_token.filter(|t| !t.is_empty()).map(Arc::from);
     let counters = Arc::new(Counters::default());

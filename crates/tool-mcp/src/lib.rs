@@ -50,10 +50,13 @@ mod adapter;
 mod config;
 mod convert;
 mod http;
+mod logging;
 mod manager;
 mod naming;
 mod resources;
+mod served;
 mod server;
+mod server_requests;
 mod sessions;
 mod sse;
 
@@ -61,10 +64,13 @@ pub use adapter::MAX_RESULT_SIZE_CHARS_CAP;
 pub use config::{McpConfigLoader, McpConfigs, McpDiagnostic, McpScope, McpServerConfig, McpTransport, expand_vars};
 pub use convert::{MAX_DESCRIPTION_CHARS, flatten_root_combinators, truncate_description};
 pub use http::{HttpServer, HttpStats, MAX_REQUEST_BODY_BYTES, SHUTDOWN_GRACE, serve_http};
+pub use logging::{LogLevel, McpLogs};
 pub use manager::{
     ConnectOptions, DEFAULT_BATCH_SIZE, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_RECONNECT_BACKOFF, DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TOOL_TIMEOUT, MAX_RECONNECT_BACKOFF, McpManager, ServerState, ServerStatus,
 };
 pub use naming::{McpName, mcp_tool_name, normalize_name_part, parse_mcp_tool_name};
+pub use served::{RenderPrompt, ServedPrompt};
 pub use server::{ELICITATION_TIMEOUT, McpPrompter, ServeError, ServeOptions, serve_io, serve_stdio};
-pub use sessions::SessionServices;
+pub use server_requests::{Elicited, Elicitor};
+pub use sessions::{DISCONNECT_GRACE, IDLE_TIMEOUT, SessionServices};

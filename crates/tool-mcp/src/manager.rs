@@ -8,12 +8,14 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, ClientNotification, ClientRequest, Implementation, ProgressNotificationParam, ProgressToken,
-    RequestId, ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientConfig,
+    ClientNotification, ClientRequest, ElicitRequestParams, ElicitResult, Implementation, ProgressNotificationParam,
+    ProgressToken, RequestId, ServerResult,
 };
 use rmcp::model::{JsonRpcMessage, ServerNotification};
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RoleClient, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
+};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, Transport};
@@ -26,6 +28,7 @@ use toolgate_core::{DynTool, Progress, ProgressSink, ToolContext, ToolError};
 
 use crate::adapter::McpTool;
 use crate::config::{McpConfigs, McpScope, McpServerConfig, McpTransport};
+use crate::server_requests::{self, Elicitor};
 use crate::sse::SseTransport;
 
 /// Start-up (connect and initialize) timeout when `MCP_TIMEOUT` is unset: 30 s.
@@ -79,6 +82,10 @@ pub struct ConnectOptions {
     pub client_name: String,
     /// The client version sent in `initialize`.
     pub client_version: String,
+    /// The working roots a server gets for `roots/list` (default: the working directory).
+    pub roots: Vec<PathBuf>,
+    /// Who answers a server's question (`elicitation/create`); without one it is declined.
+    pub elicitor: Option<Arc<dyn Elicitor>>,
 }
 
 impl ConnectOptions {
@@ -93,7 +100,30 @@ impl ConnectOptions {
             reconnect_backoff: DEFAULT_RECONNECT_BACKOFF,
             client_name: "toolgate".to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            roots: Vec::new(),
+            elicitor: None,
         }
+        .with_cwd_root()
+    }
+
+    /// The working directory as the one root.
+    fn with_cwd_root(mut self) -> Self {
+        self.roots = vec![self.cwd.clone()];
+        self
+    }
+
+    /// Sets the working roots servers are given (`roots/list`).
+    #[must_use]
+    pub fn roots(mut self, roots: Vec<PathBuf>) -> Self {
+        self.roots = roots;
+        self
+    }
+
+    /// Sets who answers servers' questions (`elicitation/create`).
+    #[must_use]
+    pub fn elicitor(mut self, elicitor: Arc<dyn Elicitor>) -> Self {
+        self.elicitor = Some(elicitor);
+        self
     }
 
     /// The defaults overridden by `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT` (milliseconds),
@@ -184,6 +214,11 @@ pub enum ServerStatus {
     },
     /// Disabled by the user; never started.
     Disabled,
+    /// A project server (`.mcp.json`) not approved, or in a folder not trusted; never started.
+    NotApproved {
+        /// Why, and what to change, in a sentence.
+        why: String,
+    },
 }
 
 impl fmt::Display for ServerStatus {
@@ -193,6 +228,7 @@ impl fmt::Display for ServerStatus {
             Self::Connected => f.write_str("connected"),
             Self::Failed { reason } => write!(f, "failed: {reason}"),
             Self::Disabled => f.write_str("disabled"),
+            Self::NotApproved { why } => write!(f, "not started: {why}"),
         }
     }
 }
@@ -304,7 +340,11 @@ impl McpManager {
         let servers: Vec<Arc<Server>> = configs
             .into_iter()
             .map(|config| {
-                let status = if config.disabled { ServerStatus::Disabled } else { ServerStatus::Pending };
+                let status = match (&config.not_approved, config.disabled) {
+                    (_, true) => ServerStatus::Disabled,
+                    (Some(why), false) => ServerStatus::NotApproved { why: why.clone() },
+                    (None, false) => ServerStatus::Pending,
+                };
                 Arc::new_cyclic(|me| Server {
                     me: me.clone(),
                     config,
@@ -314,18 +354,19 @@ impl McpManager {
                     state: Mutex::new(Runtime::new(status, opts.reconnect_backoff)),
                     conn: tokio::sync::Mutex::new(None),
                     settled: watch::channel(false).0,
+                    stopping: toolgate_core::CancellationToken::new(),
                 })
             })
             .collect();
         for server in &servers {
-            if server.config.disabled {
+            if server.config.disabled || server.config.not_approved.is_some() {
                 server.settled.send_replace(true);
                 continue;
             }
             let server = server.clone();
             tokio::spawn(async move {
                 let mut slot = server.conn.lock().await;
-                match server.connect().await {
+                match server.connect_unless_stopping().await {
                     Ok(conn) => *slot = Some(conn),
                     Err(reason) => server.set_failed(reason, false),
                 }
@@ -487,6 +528,9 @@ pub(crate) struct Server {
     /// waiting call.
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
     settled: watch::Sender<bool>,
+    /// Cancelled by [`Server::shutdown`]: a connection being made is given up (its child
+    /// stopped), so that a server that never answers does not hold up the shutdown.
+    stopping: toolgate_core::CancellationToken,
 }
 
 /// One live connection to a server.
@@ -547,6 +591,10 @@ struct Handler {
     server: Weak<Server>,
     info: ClientConfig,
     routes: Arc<Mutex<ProgressRoutes>>,
+    /// The server's name, for the person asked a question.
+    name: String,
+    roots: Vec<PathBuf>,
+    elicitor: Option<Arc<dyn Elicitor>>,
 }
 
 impl Handler {
@@ -642,7 +690,7 @@ fn route_progress(routes: &Mutex<ProgressRoutes>, params: &ProgressNotificationP
 /// server of that revision answers with an error, and older servers negotiate down).
 fn client_info(opts: &ConnectOptions) -> ClientConfig {
     ClientConfig::new(
-        ClientCapabilities::default(),
+        server_requests::capabilities(opts.elicitor.is_some()),
         Implementation::new(opts.client_name.clone(), opts.client_version.clone()),
     )
     .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -664,6 +712,22 @@ impl ClientHandler for Handler {
         if let Some(server) = self.server.upgrade() {
             server.changes.send_modify(|n| *n += 1);
         }
+    }
+
+    #[allow(deprecated, reason = "roots serve servers of the revisions toolgate speaks (see server_requests)")]
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(server_requests::roots(&self.roots))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Ok(server_requests::elicit(self.elicitor.as_ref(), &self.name, request).await)
     }
 }
 
@@ -730,11 +794,22 @@ impl Server {
 
     /// Starts the server (or opens the HTTP session) and initializes it, under the
     /// start-up timeout, then reads its tools.
+    /// [`Server::connect`], given up when the server is shut down meanwhile.
+    async fn connect_unless_stopping(&self) -> Result<Arc<Connection>, String> {
+        tokio::select! {
+            connected = self.connect() => connected,
+            () = self.stopping.cancelled() => Err("shut down while starting".to_owned()),
+        }
+    }
+
     async fn connect(&self) -> Result<Arc<Connection>, String> {
         let handler = Handler {
             server: self.me.clone(),
             info: client_info(&self.opts),
             routes: Arc::new(Mutex::new(ProgressRoutes::default())),
+            name: self.config.name.clone(),
+            roots: self.opts.roots.clone(),
+            elicitor: self.opts.elicitor.clone(),
         };
         let limit = self.opts.startup_timeout;
         let conn = match &self.config.transport {
@@ -939,6 +1014,9 @@ impl Server {
             if self.config.disabled {
                 return Err(ToolError::mcp(format!("the MCP server {name} is disabled")));
             }
+            if let Some(why) = &self.config.not_approved {
+                return Err(ToolError::mcp(format!("the MCP server {name} was not started: {why}")));
+            }
             if let Some(next) = state.next_attempt
                 && let Some(wait) = next.checked_duration_since(Instant::now())
             {
@@ -956,7 +1034,7 @@ impl Server {
         if let Some(old) = slot.take() {
             old.close().await;
         }
-        match self.connect().await {
+        match self.connect_unless_stopping().await {
             Ok(conn) => {
                 *slot = Some(conn.clone());
                 Ok(conn)
@@ -1058,6 +1136,7 @@ impl Server {
 
     async fn shutdown(&self) {
         lock(&self.state).shut_down = true;
+        self.stopping.cancel();
         let conn = self.conn.lock().await.take();
         if let Some(conn) = conn {
             conn.close().await;

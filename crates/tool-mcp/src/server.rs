@@ -75,6 +75,18 @@ pub struct ServeOptions {
     /// call is cancelled (its processes killed), and [`serve_io`], [`serve_stdio`] and
     /// [`crate::HttpServer::wait`] return. A host cancels it on `SIGTERM` or `SIGINT`.
     pub shutdown: Option<toolgate_core::CancellationToken>,
+    /// Prompts offered to clients (`prompts/list`, `prompts/get`): a host's skills and
+    /// `.claude/commands`.
+    pub prompts: Vec<crate::ServedPrompt>,
+    /// Where the host's log records go: with it, clients may set a level (`logging/setLevel`)
+    /// and receive the records at or above it.
+    pub logs: Option<crate::McpLogs>,
+    /// Over HTTP, how long a call whose client disconnected before its answer keeps running
+    /// for the client to come back (default [`crate::DISCONNECT_GRACE`]).
+    pub disconnect_grace: Duration,
+    /// Over HTTP, how long a session may go without a request (and no call running) before it
+    /// is closed, its shells killed (default [`crate::IDLE_TIMEOUT`]).
+    pub idle_timeout: Duration,
 }
 
 impl fmt::Debug for ServeOptions {
@@ -85,6 +97,8 @@ impl fmt::Debug for ServeOptions {
             .field("prompter", &self.prompter.is_some())
             .field("session_services", &self.session_services.is_some())
             .field("shutdown", &self.shutdown)
+            .field("prompts", &self.prompts.len())
+            .field("logs", &self.logs.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -105,6 +119,10 @@ impl ServeOptions {
             prompter: None,
             session_services: None,
             shutdown: None,
+            prompts: Vec::new(),
+            logs: None,
+            disconnect_grace: crate::DISCONNECT_GRACE,
+            idle_timeout: crate::IDLE_TIMEOUT,
         }
     }
 
@@ -112,6 +130,34 @@ impl ServeOptions {
     #[must_use]
     pub fn shutdown(mut self, token: toolgate_core::CancellationToken) -> Self {
         self.shutdown = Some(token);
+        self
+    }
+
+    /// Sets how long a call outlives its HTTP client's disconnection.
+    #[must_use]
+    pub fn disconnect_grace(mut self, grace: Duration) -> Self {
+        self.disconnect_grace = grace;
+        self
+    }
+
+    /// Sets how long an HTTP session may idle before it is closed.
+    #[must_use]
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+
+    /// Sets where the host's log records go (clients then may set a level).
+    #[must_use]
+    pub fn logs(mut self, logs: crate::McpLogs) -> Self {
+        self.logs = Some(logs);
+        self
+    }
+
+    /// Sets the prompts offered to clients.
+    #[must_use]
+    pub fn prompts(mut self, prompts: Vec<crate::ServedPrompt>) -> Self {
+        self.prompts = prompts;
         self
     }
 
@@ -332,6 +378,14 @@ impl PoolServer {
         Self { sessions: Some(sessions), ..Self::new(session, opts) }
     }
 
+    /// The session a request of `context` runs in: its MCP session's fork over HTTP.
+    fn session_of(&self, context: &RequestContext<RoleServer>) -> Session {
+        match &self.sessions {
+            Some(sessions) => sessions.scope_of(context).session,
+            None => self.session.clone(),
+        }
+    }
+
     /// The pool's MCP definitions, with the annotations asked of each tool with a probe
     /// input that has every required field (a typed tool cannot answer for `{}`).
     fn tool_list(&self) -> Arc<Vec<Tool>> {
@@ -506,11 +560,66 @@ impl ServerHandler for PoolServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        let mut info =
-            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build());
+        let mut capabilities =
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().build();
+        if !self.opts.prompts.is_empty() {
+            capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+        }
+        if self.opts.logs.is_some() {
+            capabilities.logging = Some(rmcp::model::JsonObject::new());
+        }
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = rmcp::model::Implementation::new(self.opts.name.clone(), self.opts.version.clone());
         info.instructions.clone_from(&self.opts.instructions);
         info
+    }
+
+    /// The calling client's level for the host's log records; it is known by its MCP session id.
+    #[allow(deprecated, reason = "logging serves clients of the revisions toolgate speaks (see logging.rs)")]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(logs) = &self.opts.logs else {
+            return Err(ErrorData::method_not_found::<rmcp::model::SetLevelRequestMethod>());
+        };
+        let key = crate::sessions::session_id(&context.extensions).unwrap_or("stdio").to_owned();
+        logs.set(key, context.peer.clone(), request.level);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        crate::served::list_prompts(&self.opts.prompts)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        crate::served::get_prompt(&self.opts.prompts, &request.name, request.arguments.as_ref()).map(Into::into)
+    }
+
+    /// The saved large results of the calling MCP session's own session.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        crate::served::list_results(self.session_of(&context).results().dir())
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        crate::served::read_result(self.session_of(&context).results().dir(), &request.uri).map(Into::into)
     }
 
     async fn list_tools(

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use toolgate_core::ResultStore;
 use toolgate_hooks::{HookBehavior, HookSource, HooksConfig, RunStatus, SourceKind};
 
@@ -389,4 +389,104 @@ async fn cancellation_stops_running_hooks() {
     assert_eq!(out.runs[0].status, RunStatus::Cancelled);
     let pid: u32 = std::fs::read_to_string(p.file("child.pid")).unwrap().trim().parse().unwrap();
     assert!(wait_dead(pid).await);
+}
+
+/// `async: true` runs the hook in the background: the call goes on at once, and what the hook
+/// printed is reported when it ends; `asyncRewake` and exit code 2 ask to wake the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_hooks_never_delay_the_call_and_report_when_they_end() {
+    let p = Project::new();
+    let gate = p.file("gate");
+    // Each waits for the test to open the gate, so "the call went on first" is no race.
+    let wait = format!("while [ ! -e {} ]; do sleep 0.05; done", gate.display());
+    let handlers = json!([
+        {"type": "command", "command": format!("{wait}; echo audited"), "async": true},
+        {"type": "command", "command": format!("{wait}; echo 'look again' >&2; exit 2"), "asyncRewake": true}
+    ]);
+    let runner = p.runner(settings("PreToolUse", "Bash", handlers));
+    let out = runner.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert!(out.blocked.is_none() && out.decision.is_none(), "{out:?}");
+    assert!(runner.take_background_results().is_empty(), "both still wait for the gate");
+    std::fs::write(&gate, "").unwrap();
+    let mut results = Vec::new();
+    for _ in 0..200 {
+        results.extend(runner.take_background_results());
+        if results.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    results.sort_by_key(|r| r.rewake);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!((results[0].stdout.trim(), results[0].rewake, results[0].exit_code), ("audited", false, Some(0)));
+    assert_eq!((results[1].stderr.trim(), results[1].rewake), ("look again", true));
+    assert!(runner.take_background_results().is_empty(), "each is reported once");
+}
+
+/// An `mcp_tool` hook calls the host's MCP tool with its placeholders filled from the event;
+/// the tool's text is read as a hook's output. Without a caller it says it did not run.
+#[tokio::test]
+async fn mcp_tool_hooks_go_through_the_hosts_caller() {
+    #[derive(Debug)]
+    struct Deny;
+    impl toolgate_hooks::McpToolCaller for Deny {
+        fn call<'a>(
+            &'a self,
+            server: &'a str,
+            tool: &'a str,
+            input: Value,
+        ) -> toolgate_core::BoxFuture<'a, Result<String, String>> {
+            Box::pin(async move {
+                assert_eq!((server, tool), ("policy", "check"));
+                let reason = format!("no {}", input["command"].as_str().unwrap_or_default());
+                Ok(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                    "permissionDecisionReason": reason}})
+                .to_string())
+            })
+        }
+    }
+    let p = Project::new();
+    let hooks = json!([{"type": "mcp_tool", "server": "policy", "tool": "check", "input": {"command": "${tool_input.command}"}}]);
+    let runner = p.runner(settings("PreToolUse", "Bash", hooks.clone())).with_mcp(Arc::new(Deny));
+    let out = runner.pre_tool_use(&p.bash("rm -rf x"), &cancel()).await;
+    let decision = out.decision.expect("a decision");
+    assert_eq!((decision.behavior, decision.reason.as_deref()), (HookBehavior::Deny, Some("no rm -rf x")));
+    let alone = p.runner(settings("PreToolUse", "Bash", hooks));
+    let out = alone.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert!(out.decision.is_none() && out.errors[0].message.contains("connects no MCP servers"), "{:?}", out.errors);
+}
+
+/// An agent hook runs the host's subagent on the instruction and the step; its final
+/// `{"ok": false, "reason": …}` blocks as a prompt hook's does. Without a subagent runner it
+/// says it did not run.
+#[tokio::test]
+async fn agent_hooks_ask_the_hosts_subagent() {
+    #[derive(Debug, Default)]
+    struct Reviewer(std::sync::Mutex<Vec<(String, Option<String>)>>);
+    impl toolgate_hooks::HookAgent for Reviewer {
+        fn ask<'a>(
+            &'a self,
+            prompt: String,
+            model: Option<String>,
+        ) -> toolgate_core::BoxFuture<'a, Result<String, String>> {
+            self.0.lock().unwrap().push((prompt, model));
+            Box::pin(async { Ok("Looked at it. {\"ok\": false, \"reason\": \"tests are red\"}".to_owned()) })
+        }
+    }
+    let p = Project::new();
+    let hooks = json!([{"type": "agent", "prompt": "Check: $ARGUMENTS", "model": "sonnet"}]);
+    let reviewer = Arc::new(Reviewer::default());
+    let runner = p.runner(settings("PreToolUse", "Bash", hooks.clone())).with_agent(reviewer.clone());
+    let out = runner.pre_tool_use(&p.bash("git push"), &cancel()).await;
+    assert_eq!(out.blocked.map(|b| b.reason), Some("tests are red".to_owned()));
+    let asked = reviewer.0.lock().unwrap()[0].clone();
+    assert!(
+        asked.0.contains("{\"ok\": true}") && asked.0.contains("Check: {") && asked.0.contains("git push"),
+        "{}",
+        asked.0
+    );
+    assert_eq!(asked.1.as_deref(), Some("sonnet"));
+    let alone = p.runner(settings("PreToolUse", "Bash", hooks));
+    let out = alone.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert!(out.blocked.is_none() && out.errors[0].message.contains("TOOLGATE_AGENT_COMMAND"), "{:?}", out.errors);
 }

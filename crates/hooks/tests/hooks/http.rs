@@ -1,4 +1,5 @@
-//! http hooks against a real HTTP/1.1 server on loopback that the test starts.
+//! http hooks against a real HTTP/1.1 server on loopback that the test starts (with the
+//! `http` feature; without it, see `http_hooks_without_the_feature_say_so` in `main.rs`).
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -108,4 +109,36 @@ async fn http_plain_text_is_context() {
     let runner = p.runner(settings("PreToolUse", "Bash", json!([{"type": "http", "url": url}])));
     let out = runner.pre_tool_use(&p.bash("ls"), &cancel()).await;
     assert_eq!(out.context_text().as_deref(), Some("remember the style guide"));
+}
+
+/// A prompt hook asks a model (here a loopback Messages API) with the event input in place of
+/// `$ARGUMENTS`; `{"ok": false, "reason": …}` blocks with the reason. Without a model the hook
+/// says so once, and never blocks.
+#[tokio::test]
+async fn prompt_hooks_ask_a_model_and_its_no_blocks() {
+    let p = Project::new();
+    let answer = r#"{"content": [{"type": "text", "text": "{\"ok\": false, \"reason\": \"run the tests first\"}"}]}"#;
+    let (url, request) = serve_once("200 OK", answer).await;
+    let base = url.trim_end_matches("/hooks/pre-tool-use").to_owned();
+    let model = toolgate_permissions::LlmClassifierConfig {
+        base_url: base,
+        api_key: "sk-test".to_owned(),
+        model: "default-model".to_owned(),
+        timeout: std::time::Duration::from_secs(10),
+    };
+    let hooks = json!([{"type": "prompt", "prompt": "Is this safe? $ARGUMENTS", "model": "judge"}]);
+    let runner = p.runner(settings("PreToolUse", "Bash", hooks.clone())).with_model(Some(model));
+    let out = runner.pre_tool_use(&p.bash("git push --force"), &cancel()).await;
+    assert_eq!(out.blocked.map(|b| b.reason), Some("run the tests first".to_owned()));
+    let request = request.await.unwrap();
+    assert_eq!(request.body["model"], "judge");
+    let asked = request.body["messages"][0]["content"].as_str().unwrap();
+    assert!(asked.starts_with("Is this safe? {") && asked.contains("git push --force"), "{asked}");
+
+    let nobody = p.runner(settings("PreToolUse", "Bash", hooks)).with_model(None);
+    let first = nobody.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert!(first.blocked.is_none());
+    assert!(first.errors[0].message.contains("ANTHROPIC_API_KEY"), "{:?}", first.errors);
+    let second = nobody.pre_tool_use(&p.bash("ls"), &cancel()).await;
+    assert!(second.errors.is_empty() && second.blocked.is_none(), "reported once: {:?}", second.errors);
 }

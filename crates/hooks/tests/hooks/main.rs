@@ -12,6 +12,21 @@
 
 mod command;
 mod events;
+#[cfg(feature = "http")]
 mod http;
 mod support;
 mod texts;
+
+/// Built without the `http` feature (`cargo test -p toolgate-hooks --no-default-features`),
+/// an http hook runs nothing and is a non-blocking error that names the missing feature.
+#[cfg(not(feature = "http"))]
+#[tokio::test]
+async fn http_hooks_without_the_feature_say_so() {
+    use serde_json::json;
+    let p = support::Project::new();
+    let hooks = json!([{"type": "http", "url": "http://127.0.0.1:9/hook"}]);
+    let runner = p.runner(support::settings("PreToolUse", "Bash", hooks));
+    let out = runner.pre_tool_use(&p.bash("ls"), &support::cancel()).await;
+    assert!(out.decision.is_none() && out.blocked.is_none());
+    assert!(out.errors[0].message.contains("no `http` feature"), "{}", out.errors[0].message);
+}

@@ -211,6 +211,12 @@ impl TypedTool for Agent {
         true
     }
 
+    /// The subagent type, which `Agent(type)` rules name (`deny Agent(Explore)`); a call that
+    /// names none runs the general-purpose one.
+    fn permission_target(&self, input: &AgentInput) -> Option<String> {
+        Some(input.subagent_type.clone().unwrap_or_else(|| "general-purpose".to_owned()))
+    }
+
     fn is_concurrency_safe(&self, _input: &AgentInput) -> bool {
         true
     }

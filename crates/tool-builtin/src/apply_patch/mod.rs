@@ -195,6 +195,17 @@ impl TypedTool for ApplyPatchTool {
         parse::parse(&input.patch).ok().and_then(|p| p.ops.first().map(|op| op.path().to_owned()))
     }
 
+    fn permission_targets(&self, input: &ApplyPatchInput) -> Vec<String> {
+        let Ok(patch) = parse::parse(&input.patch) else { return Vec::new() };
+        let mut targets: Vec<String> = Vec::new();
+        for line in &patch.path_lines {
+            if !targets.contains(&line.path) {
+                targets.push(line.path.clone());
+            }
+        }
+        targets
+    }
+
     async fn call(&self, input: ApplyPatchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let ctx = ctx.clone();
         blocking(move || {

@@ -29,7 +29,7 @@ mod prompt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolgate_core::{DynTool, InterruptBehavior, ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool, typed};
-use toolgate_permissions::bash::{analyze_shared, is_read_only};
+use toolgate_shell::{analyze_shared, is_read_only};
 
 use crate::shells::config::ShellConfig;
 use crate::shells::foreground::{Call, run_foreground, start_background};

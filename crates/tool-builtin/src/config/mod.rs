@@ -14,8 +14,9 @@
 //! discovery rooted at the session's project directory (the first root).
 //!
 //! Values under secret-looking keys (`…KEY…`, `…TOKEN…`, `…SECRET…`, `…PASSWORD…`,
-//! `…AUTH…`, `…CREDENTIAL…`, e.g. `env.ANTHROPIC_API_KEY`) are shown as `"<redacted>"`:
-//! reading needs no approval, so it must not hand out credentials from user settings.
+//! `…AUTH…`, `…CREDENTIAL…`, e.g. `apiKeyHelper`), every value of `env` (whose names say
+//! nothing: `DATABASE_URL` holds a password) and the password of any URL are shown as
+//! `"<redacted>"`: reading needs no approval, so it must not hand out credentials.
 //!
 //! Reading needs no approval and may run alongside other calls; a write is a change the
 //! permission engine decides on (its target is the setting, for `Config(model)` rules).
@@ -194,15 +195,47 @@ fn is_secret_key(key: &str) -> bool {
 
 /// `value` with the values of secret-looking keys (`ANTHROPIC_API_KEY`, `apiKeyHelper`,
 /// `*_TOKEN` …) replaced by `"<redacted>"`, at any depth; `key` is the key `value` sits under.
+/// The values of `env` are all replaced, whatever their names, and so is the password of a
+/// URL anywhere (`postgres://app:PASSWORD@db`).
 pub(crate) fn redact(key: &str, value: &Value) -> Value {
     if is_secret_key(key) && !value.is_object() && !value.is_null() {
-        return Value::String("<redacted>".to_owned());
+        return redacted();
     }
     match value {
+        Value::Object(map) if key == "env" => Value::Object(map.keys().map(|k| (k.clone(), redacted())).collect()),
+        Value::String(text) => Value::String(without_url_password(text)),
         Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), redact(k, v))).collect()),
         Value::Array(items) => Value::Array(items.iter().map(|v| redact(key, v)).collect()),
         other => other.clone(),
     }
+}
+
+/// What Config shows in place of a secret.
+fn redacted() -> Value {
+    Value::String("<redacted>".to_owned())
+}
+
+/// `text` with the password of every `scheme://user:password@host` in it replaced.
+fn without_url_password(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let authority_end = after.find(['/', '?', '#', ' ']).unwrap_or(after.len());
+        let authority = &after[..authority_end];
+        match (authority.rfind('@'), authority.find(':')) {
+            (Some(at), Some(colon)) if colon < at => {
+                out.push_str(&authority[..=colon]);
+                out.push_str("<redacted>");
+                out.push_str(&authority[at..]);
+            }
+            _ => out.push_str(authority),
+        }
+        rest = &after[authority_end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Deep-merges `from` into `into` (arrays concatenated, objects merged, scalars replaced).
@@ -342,7 +375,11 @@ impl TypedTool for Config {
             let loaded = discovery.load();
             return Ok(match merged(&loaded, &path) {
                 Some((value, origins)) => {
-                    let value = redact(path.last().copied().unwrap_or_default(), &value);
+                    // Inside `env` every value is the user's (`DATABASE_URL` holds a password
+                    // under a harmless name): only names are shown.
+                    let key =
+                        if path.first() == Some(&"env") { "env" } else { path.last().copied().unwrap_or_default() };
+                    let value = if path.len() > 1 && key == "env" { redacted() } else { redact(key, &value) };
                     let text = format!(
                         "{setting} = {}\n(from {})",
                         serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
@@ -428,9 +465,23 @@ mod tests {
             json!({"ANTHROPIC_API_KEY": "sk-1", "GH_TOKEN": "t", "PATH_EXTRA": "/bin", "nested": {"password": "p"}});
         assert_eq!(
             redact("env", &env),
-            json!({"ANTHROPIC_API_KEY": "<redacted>", "GH_TOKEN": "<redacted>", "PATH_EXTRA": "/bin", "nested": {"password": "<redacted>"}})
+            json!({"ANTHROPIC_API_KEY": "<redacted>", "GH_TOKEN": "<redacted>", "PATH_EXTRA": "<redacted>", "nested": "<redacted>"})
+        );
+        let deep = json!({"ANTHROPIC_API_KEY": "sk-1", "PATH_EXTRA": "/bin", "nested": {"password": "p"}});
+        assert_eq!(
+            redact("other", &deep),
+            json!({"ANTHROPIC_API_KEY": "<redacted>", "PATH_EXTRA": "/bin", "nested": {"password": "<redacted>"}})
         );
         assert_eq!(redact("apiKeyHelper", &json!("/bin/get-key")), json!("<redacted>"));
+        let settings = json!({"env": {"DATABASE_URL": "postgres://app:hunter2@db/x"}, "proxy": "http://u:p@h:8080/"});
+        assert_eq!(
+            redact("", &settings),
+            json!({"env": {"DATABASE_URL": "<redacted>"}, "proxy": "http://u:<redacted>@h:8080/"})
+        );
+        assert_eq!(
+            without_url_password("see https://example.com/a@b and ftp://x@y"),
+            "see https://example.com/a@b and ftp://x@y"
+        );
         assert_eq!(redact("model", &json!("opus")), json!("opus"));
     }
 

@@ -19,11 +19,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, BufReader};
 use tokio::process::ChildStdout;
 use tokio::sync::oneshot;
-use toolgate_core::CancellationToken;
 use toolgate_core::process::{ProcessError, ProcessHandle, ProcessSpec};
+use toolgate_core::{CancellationToken, file_uri};
 
 use super::config::ServerConfig;
-use super::position::file_uri;
 use super::rpc::{self, Incoming, RpcError};
 
 /// How much of the server's stderr is kept: the last 4 KiB.

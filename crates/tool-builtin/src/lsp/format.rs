@@ -9,8 +9,9 @@ use lsp_types::{
     CallHierarchyItem, DocumentSymbol, Hover, HoverContents, Location, MarkedString, Range, SymbolInformation,
     SymbolKind,
 };
+use toolgate_core::uri_path;
 
-use super::position::{from_lsp, lines, uri_path};
+use super::position::{from_lsp, lines};
 
 /// Files larger than this are not read for snippets and column conversion.
 const MAX_SNIPPET_FILE: u64 = 10 * 1024 * 1024;
@@ -460,7 +461,7 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::write(root.join("src/a.ts"), "const é = 1;\nexport function go() {}\n").unwrap();
-        let uri = super::super::position::file_uri(&root.join("src/a.ts"));
+        let uri = toolgate_core::file_uri(&root.join("src/a.ts"));
         let mut fmt = Formatter::new(&root, (&root.join("x"), ""));
         let range = Range::new(Position::new(1, 16), Position::new(1, 18));
         let shown = fmt.show(&uri, &range);

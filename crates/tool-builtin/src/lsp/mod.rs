@@ -37,12 +37,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use toolgate_core::{DynTool, ToolContext, ToolError, ToolErrorKind, ToolOutput, TypedTool, typed};
+use toolgate_core::{
+    DynTool, PermissionCheck, ToolContext, ToolError, ToolErrorKind, ToolOutput, TypedTool, file_uri, typed, uri_path,
+};
 
 use self::client::{Client, LspError};
 pub use self::config::{LspConfig, ServerConfig};
 use self::format::{Call, Formatter, FoundSymbol, Shown};
-use self::position::{OutOfRange, file_uri, uri_path};
+use self::position::OutOfRange;
 pub use self::servers::{LspServers, RunningServer};
 use crate::file_io::paths;
 
@@ -211,6 +213,27 @@ impl TypedTool for LspTool {
         paths::normalize_field(input, "filePath", ctx)
     }
 
+    /// Starting a language server is execution (rust-analyzer runs build scripts and proc
+    /// macros): the first call for a server and workspace is no read, so a rule, a mode or a
+    /// person approves it; later calls to the running server are reads.
+    fn check_permissions(&self, input: &LspInput, ctx: &ToolContext) -> PermissionCheck {
+        let servers = self.servers(ctx);
+        let Ok(target) = paths::resolve(&input.file_path, "filePath", ctx) else { return PermissionCheck::Passthrough };
+        let Some((server, _)) = servers.config().server_for(&target.path) else { return PermissionCheck::Passthrough };
+        let root = workspace_root(&target.path, ctx);
+        if servers.is_running(&server.name, &root) {
+            return PermissionCheck::Passthrough;
+        }
+        let command = std::iter::once(server.command.as_str()).chain(server.args.iter().map(String::as_str));
+        PermissionCheck::NotAutomatic {
+            detail: format!(
+                "it starts the language server `{}` for {}, which may run the project's code (build scripts, plugins)",
+                command.collect::<Vec<_>>().join(" "),
+                root.display()
+            ),
+        }
+    }
+
     fn permission_target(&self, input: &LspInput) -> Option<String> {
         Some(input.file_path.clone()).filter(|p| !p.trim().is_empty())
     }
@@ -293,11 +316,18 @@ fn subject<'a>(servers: &'a LspServers, input: &LspInput, ctx: &ToolContext) -> 
     }
     let bytes = std::fs::read(&path).map_err(|e| ToolError::from_io(&e, &path))?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let root = ctx.roots.iter().find(|r| path.starts_with(r)).cloned().unwrap_or_else(|| {
-        // A file outside the working directories is its own small workspace.
-        path.parent().map_or_else(|| ctx.cwd.clone(), Path::to_path_buf)
-    });
+    let root = workspace_root(&path, ctx);
     Ok(Subject { path, text, server, language: language.to_owned(), root })
+}
+
+/// The workspace a server is started for `path` in: the working directory holding it; a file
+/// outside them is its own small workspace.
+fn workspace_root(path: &Path, ctx: &ToolContext) -> PathBuf {
+    ctx.roots
+        .iter()
+        .find(|r| path.starts_with(r))
+        .cloned()
+        .unwrap_or_else(|| path.parent().map_or_else(|| ctx.cwd.clone(), Path::to_path_buf))
 }
 
 /// The protocol position of the input's line and character, or an error saying where the

@@ -1,13 +1,9 @@
-//! Positions and file URIs between the model's view and the protocol's.
+//! Positions between the model's view and the protocol's.
 //!
 //! The model counts lines and characters from 1, as editors show them; LSP counts both
 //! from 0 and measures characters in UTF-16 code units (the encoding every server must
 //! support). Conversions read the line's text, so `é` or `🎉` before the cursor land on
 //! the same symbol either way.
-
-use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
-use std::path::{Path, PathBuf};
 
 /// The lines of `text` (split on `\n`, a trailing `\r` dropped); an empty file has one
 /// empty line, as editors show it.
@@ -65,49 +61,6 @@ pub(crate) fn from_lsp(text: Option<&str>, line: u32, utf16: u32) -> (u32, u32) 
     (line.saturating_add(1), character.saturating_add(1))
 }
 
-/// The `file://` URI of an absolute path, percent-encoding every byte that is not an
-/// unreserved character or `/`.
-pub(crate) fn file_uri(path: &Path) -> String {
-    let mut out = String::from("file://");
-    for &b in path.as_os_str().as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The path of a `file://` URI (an empty or `localhost` host), percent-decoded; `None` for
-/// other schemes.
-pub(crate) fn uri_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return None;
-    }
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let (Some(hi), Some(lo)) = (hex(bytes.get(i + 1)), hex(bytes.get(i + 2)))
-        {
-            out.push(hi * 16 + lo);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    Some(PathBuf::from(OsString::from_vec(out)))
-}
-
-fn hex(b: Option<&u8>) -> Option<u8> {
-    char::from(*b?).to_digit(16).and_then(|d| u8::try_from(d).ok())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,17 +79,5 @@ mod tests {
         assert_eq!(to_lsp(text, 1, 12), Ok((0, 11)), "just past the end is a position");
         assert_eq!(to_lsp("", 1, 1), Ok((0, 0)));
         assert_eq!(from_lsp(None, 4, 7), (5, 8));
-    }
-
-    #[test]
-    fn uris_round_trip_odd_paths() {
-        for path in ["/tmp/a b/ü#%?.rs", "/plain/src/lib.rs", "/x/[1]/a+b.ts"] {
-            let uri = file_uri(Path::new(path));
-            assert!(uri[7..].bytes().all(|b| b.is_ascii_alphanumeric() || b"/-._~%".contains(&b)), "{uri}");
-            assert_eq!(uri_path(&uri).unwrap(), PathBuf::from(path));
-        }
-        assert_eq!(uri_path("file://localhost/a/b").unwrap(), PathBuf::from("/a/b"));
-        assert_eq!(uri_path("file:///a/%zz"), Some(PathBuf::from("/a/%zz")));
-        assert_eq!(uri_path("untitled:1"), None);
     }
 }

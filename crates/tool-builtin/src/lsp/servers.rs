@@ -154,6 +154,12 @@ impl LspServers {
         Ok(client)
     }
 
+    /// Whether `server` runs for `root` now (or is being started or used).
+    pub(crate) fn is_running(&self, server: &str, root: &Path) -> bool {
+        let Some(slot) = self.lock().get(&(server.to_owned(), root.to_path_buf())).cloned() else { return false };
+        slot.try_lock().map_or(true, |slot| slot.client.is_some())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, PathBuf), SlotRef>> {
         self.slots.lock().unwrap_or_else(PoisonError::into_inner)
     }

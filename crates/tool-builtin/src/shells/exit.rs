@@ -4,10 +4,10 @@
 //! The command that decides is the last one of the analysed command line (the last stage
 //! of the last pipeline: its status is the shell's), skipping commands nested in the words
 //! of an earlier one (`grep x $(cat list)` is decided by `grep`). The syntax tree comes
-//! from `toolgate_permissions::bash::analyze_shared` (the analysis the call's other steps
+//! from `toolgate_shell::analyze_shared` (the analysis the call's other steps
 //! made), never from splitting the string.
 
-use toolgate_permissions::bash::{SimpleCommand, Text, analyze_shared};
+use toolgate_shell::{SimpleCommand, Text, analyze_shared, git_global_options};
 
 /// What exit status 1 of `command` means, when it is not a failure.
 ///
@@ -57,18 +57,7 @@ fn meaning(argv: &[Text<'_>]) -> Option<&'static str> {
 
 /// The subcommand of a `git` command line, past its global options.
 fn git_subcommand<'a>(args: &'a [Text<'_>]) -> Option<&'a str> {
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        match &**arg {
-            // Global options that take a separate value.
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
-                iter.next();
-            }
-            a if a.starts_with('-') => {}
-            a => return Some(a),
-        }
-    }
-    None
+    args.get(git_global_options(args)).map(|arg| &**arg)
 }
 
 #[cfg(test)]

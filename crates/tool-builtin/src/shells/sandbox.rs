@@ -21,7 +21,7 @@ use std::sync::{Mutex, PoisonError};
 
 use toolgate_core::process::ProcessSpec;
 use toolgate_core::{CancellationToken, SandboxPolicy, ToolContext, ToolError};
-use toolgate_permissions::bash::analyze_shared;
+use toolgate_shell::analyze_shared;
 
 /// A sandbox a command will run in: the program and the paths it may write.
 #[derive(Debug, Clone)]

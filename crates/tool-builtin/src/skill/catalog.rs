@@ -48,6 +48,34 @@ pub struct SkillEntry {
     pub dir: PathBuf,
 }
 
+impl SkillEntry {
+    /// The skill's text as the Skill tool returns it, read afresh: its folder, then its body
+    /// with `$ARGUMENTS` replaced by `args` (`mcp serve` offers it as an MCP prompt).
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let commands = dir.path().join(".claude/commands");
+    /// std::fs::create_dir_all(&commands).unwrap();
+    /// std::fs::write(commands.join("fix.md"), "Fix issue $ARGUMENTS").unwrap();
+    /// let catalog = toolgate_builtin::SkillCatalog::discover(dir.path(), None);
+    /// let text = catalog.skills()[0].render(Some("#12")).unwrap();
+    /// assert!(text.ends_with("Fix issue #12"), "{text}");
+    /// ```
+    ///
+    /// # Errors
+    /// The skill's file cannot be read any more.
+    pub fn render(&self, args: Option<&str>) -> std::io::Result<String> {
+        Ok(self.render_text(&std::fs::read_to_string(&self.file)?, args))
+    }
+
+    /// [`Self::render`] of the file's `text`.
+    pub(crate) fn render_text(&self, text: &str, args: Option<&str>) -> String {
+        let doc = super::front_matter::parse(text);
+        let body = super::substitute(doc.body.trim_start_matches(['\n', '\r']), args);
+        format!("Base directory for this skill: {}\n\n{body}", self.dir.display())
+    }
+}
+
 /// The skills of a project and a user, found once when the tool set is built.
 ///
 /// ```

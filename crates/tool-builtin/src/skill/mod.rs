@@ -164,8 +164,6 @@ impl TypedTool for Skill {
             ToolError::from_io(&e, &entry.file)
                 .with_hint("the skill's file changed since the session started; ask the user to check it")
         })?;
-        let doc = front_matter::parse(&text);
-        let body = substitute(doc.body.trim_start_matches(['\n', '\r']), input.args());
         let dir = entry.dir.display().to_string();
         let structured = json!({
             "success": true,
@@ -174,7 +172,7 @@ impl TypedTool for Skill {
             "path": dir,
             "file": entry.file,
         });
-        Ok(ToolOutput::text(format!("Base directory for this skill: {dir}\n\n{body}")).with_structured(structured))
+        Ok(ToolOutput::text(entry.render_text(&text, input.args())).with_structured(structured))
     }
 
     fn render_use(&self, input: &SkillInput) -> String {

@@ -201,3 +201,36 @@ async fn an_interrupt_cancels_a_foreground_agent_and_kills_its_process() {
     assert!(result.is_error && text(&result).contains("cancel"), "{}", text(&result));
     assert!(wait_dead(pid).await, "the agent's process {pid} outlived the interrupt");
 }
+
+/// `Agent(type)` rules name the subagent type (Claude Code's `deny Task(Explore)`): a deny
+/// rule on one type denies its calls, and only its calls; a call naming no type is the
+/// general-purpose one.
+#[tokio::test]
+async fn agent_rules_name_the_subagent_type() {
+    use toolgate_core::{PermissionBehavior, RuleSource};
+    use toolgate_permissions::{LoadedSettings, PermissionEngine, SettingsFile};
+
+    let dirs = project();
+    let session = dirs.session(runner(&dirs, "cat".to_owned()), PermissionMode::BypassPermissions);
+    let tool = session.pool().get("Agent").unwrap().clone();
+    let mut loaded = LoadedSettings::default();
+    loaded.add(SettingsFile {
+        source: RuleSource::ProjectSettings,
+        origin: "settings.json".to_owned(),
+        anchor: dirs.root.clone(),
+        value: json!({"permissions": {"deny": ["Task(reviewer)", "Agent(general-purpose)"]}}),
+    });
+    let engine = PermissionEngine::builder(loaded.permissions().0).home(None).cwd(dirs.root.clone()).build();
+    let ctx = session.context();
+    let decide = |input: serde_json::Value| engine.evaluate(tool.as_ref(), &input, &ctx, None).decision.behavior;
+    let call = |kind: Option<&str>| {
+        let mut input = json!({"description": "d", "prompt": "p"});
+        if let Some(kind) = kind {
+            input["subagent_type"] = json!(kind);
+        }
+        input
+    };
+    assert_eq!(decide(call(Some("reviewer"))), PermissionBehavior::Deny);
+    assert_eq!(decide(call(None)), PermissionBehavior::Deny, "no type is general-purpose");
+    assert_eq!(decide(call(Some("Explore"))), PermissionBehavior::Allow);
+}

@@ -46,13 +46,52 @@ fn read_rules_govern_the_file_asked_about() {
         decide(&denied, &project, &tool, "src/../secrets/keys.ts"),
         (PermissionBehavior::Deny, "rule".to_owned())
     );
-    assert_eq!(decide(&denied, &project, &tool, "src/greet.ts"), (PermissionBehavior::Allow, "tool".to_owned()));
+    // The first call starts the server: no read on its own (see the next test).
+    assert_eq!(decide(&denied, &project, &tool, "src/greet.ts"), (PermissionBehavior::Ask, "default".to_owned()));
     // A bare LSP deny removes the tool; an LSP(...) rule is a Read-style path rule too.
     let by_name = engine(&project, json!({"deny": ["LSP(./src/main.ts)"]}));
     assert_eq!(decide(&by_name, &project, &tool, "src/main.ts"), (PermissionBehavior::Deny, "rule".to_owned()));
-    assert_eq!(decide(&by_name, &project, &tool, "src/greet.ts"), (PermissionBehavior::Allow, "tool".to_owned()));
+    let allowed = engine(&project, json!({"deny": ["LSP(./src/main.ts)"], "allow": ["LSP"]}));
+    assert_eq!(decide(&allowed, &project, &tool, "src/greet.ts"), (PermissionBehavior::Allow, "rule".to_owned()));
     // Outside the working directories a read is not automatic.
     let none = engine(&project, json!({}));
     let outside = decide(&none, &project, &tool, "/etc/hostname.ts");
     assert_ne!(outside.0, PermissionBehavior::Allow, "{outside:?}");
+}
+
+/// Starting a language server is execution (rust-analyzer runs build scripts and proc macros):
+/// the first call for a server and workspace asks, naming the command, unless a rule or a mode
+/// approves it; once the server runs, calls to it are reads again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn starting_a_language_server_is_not_a_read() {
+    let Some(server) = crate::support::fake_server("config") else { return };
+    let project = Project::new();
+    project.write("src/a.fake", "x\n");
+    let (servers, tool) = servers([server]);
+    let none = engine(&project, json!({}));
+    let ctx = project.ctx();
+    let input = json!({"operation": "hover", "filePath": "src/a.fake", "line": 1, "character": 1});
+    let normalized = tool.normalize_input(&input, &ctx);
+    let first = none.evaluate(tool.as_ref(), &normalized, &ctx, None).decision;
+    assert_eq!(first.behavior, PermissionBehavior::Ask);
+    assert!(
+        first.message.contains("starts the language server `node ") && first.message.contains("fake-server.js"),
+        "{}",
+        first.message
+    );
+    let suggested = none.evaluate(tool.as_ref(), &normalized, &ctx, None).suggestions;
+    assert_eq!(suggested, ["LSP"], "the rule that approves starting it");
+    // A Read rule approves reads, not the program: only a rule naming LSP does.
+    let read_rule = engine(&project, json!({"allow": ["Read(/src/**)"]}));
+    assert_eq!(read_rule.evaluate(tool.as_ref(), &normalized, &ctx, None).decision.behavior, PermissionBehavior::Ask);
+    let lsp_rule = engine(&project, json!({"allow": ["LSP(/src/**)"]}));
+    assert_eq!(lsp_rule.evaluate(tool.as_ref(), &normalized, &ctx, None).decision.behavior, PermissionBehavior::Allow);
+    let mut bypass = project.ctx();
+    bypass.permission_mode = toolgate_core::PermissionMode::BypassPermissions;
+    assert_eq!(none.evaluate(tool.as_ref(), &normalized, &bypass, None).decision.behavior, PermissionBehavior::Allow);
+    // Approved once (here: called directly), the running server is read from without asking.
+    let _ = crate::support::call(&tool, input, &ctx).await;
+    assert_eq!(servers.running().await.len(), 1);
+    assert_eq!(decide(&none, &project, &tool, "src/a.fake"), (PermissionBehavior::Allow, "tool".to_owned()));
+    servers.shutdown().await;
 }

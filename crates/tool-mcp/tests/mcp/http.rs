@@ -132,13 +132,18 @@ fn project() -> tempfile::TempDir {
 
 /// Every built-in tool, every call allowed, served on loopback.
 async fn serve(dir: &Path) -> HttpServer {
+    serve_with(dir, ServeOptions::new()).await
+}
+
+/// [`serve`] with `options`.
+async fn serve_with(dir: &Path, options: ServeOptions) -> HttpServer {
     let session = Session::builder()
         .cwd(dir)
         .builtin_tools(toolgate_builtin::all_builtin_tools())
         .mode(PermissionMode::BypassPermissions)
         .build();
     let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    serve_http(session, addr, None, ServeOptions::new()).await.unwrap()
+    serve_http(session, addr, None, options).await.unwrap()
 }
 
 /// Regression: every HTTP request took about 44 ms, because the accepted sockets had no
@@ -190,6 +195,13 @@ async fn serve_with_task_stores(dir: &Path, root: PathBuf) -> HttpServer {
 fn running(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// The process id a command wrote to `file` (`echo $$ > file`), once it is there.
+async fn pid_in(file: &Path) -> u32 {
+    let read = || std::fs::read_to_string(file).ok().and_then(|text| text.trim().parse::<u32>().ok());
+    assert!(eventually(|| read().is_some()).await, "no process id in {}", file.display());
+    read().unwrap()
 }
 
 /// Polls `condition` for up to 20 s (what a test can wait for without a signal to wait on).
@@ -256,8 +268,7 @@ async fn two_http_sessions_keep_their_state_apart() {
     let command = format!("echo $$ > {}; exec sleep 300", pid_file.display());
     let (text, is_error) = b.call("Bash", json!({"command": command, "run_in_background": true})).await;
     assert!(!is_error, "{text}");
-    assert!(eventually(|| std::fs::read_to_string(&pid_file).is_ok_and(|t| t.trim().parse::<u32>().is_ok())).await);
-    let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let pid = pid_in(&pid_file).await;
     assert!(running(pid));
     let (text, _) = a.call("TaskOutput", json!({"task_id": "bash_1", "block": false})).await;
     assert!(!text.contains("sleep 300"), "A sees B's shell: {text}");
@@ -270,8 +281,7 @@ async fn two_http_sessions_keep_their_state_apart() {
             "params": {"name": "Bash", "arguments": {"command": command}}});
         tokio::spawn(async move { post(&http, &url, Some(&id), &message).await.text().await })
     };
-    assert!(eventually(|| std::fs::read_to_string(&running_file).is_ok_and(|t| t.trim().parse::<u32>().is_ok())).await);
-    let running_pid: u32 = std::fs::read_to_string(&running_file).unwrap().trim().parse().unwrap();
+    let running_pid = pid_in(&running_file).await;
     assert!(running(running_pid));
     assert_eq!(b.delete().await, reqwest::StatusCode::NO_CONTENT);
     assert_eq!(server.open_sessions(), 1);
@@ -379,5 +389,55 @@ async fn progress_values_increase_and_keep_their_messages() {
     ];
     assert_eq!(progress, expected, "{all:?}");
     assert_eq!(all.last().unwrap()["result"]["content"][0]["text"], "ticked");
+    server.shutdown().await;
+}
+
+/// Regression: an HTTP client that went away in the middle of a call did not stop it. Its
+/// call now keeps running for the disconnect grace (for the client to come back with
+/// `Last-Event-ID`), then is cancelled, its process killed; the session itself stays open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_client_disconnects_is_cancelled_after_the_grace() {
+    let dir = project();
+    let options = ServeOptions::new().disconnect_grace(std::time::Duration::from_millis(300));
+    let server = serve_with(dir.path(), options).await;
+    let mut client = RawSession::open(&server.url()).await;
+    let pid_file = dir.path().join("call.pid");
+    let command = format!("echo $$ > {}; exec sleep 300", pid_file.display());
+    let message = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "Bash", "arguments": {"command": command}}});
+    let (http, url, id) = (client.http.clone(), client.url.clone(), client.id.clone());
+    // The client sends the call, then goes away before the answer (its request is dropped).
+    let call = tokio::spawn(async move { post(&http, &url, Some(&id), &message).await.text().await });
+    let pid = pid_in(&pid_file).await;
+    assert!(running(pid));
+    call.abort();
+    assert!(eventually(|| !running(pid)).await, "the call {pid} outlived its client's disconnection");
+    // The session is still there for the client's next request.
+    let (text, is_error) = client.call("Read", json!({"file_path": dir.path().join("a.txt")})).await;
+    assert!(!is_error && text.contains("alpha"), "{text}");
+    server.shutdown().await;
+}
+
+/// An HTTP session with no request for the idle timeout, and no call running, is closed: its
+/// fork is dropped and its background shell killed. A session with a call running is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_is_closed_and_its_shells_killed() {
+    let dir = project();
+    let options = ServeOptions::new().idle_timeout(std::time::Duration::from_millis(800));
+    let server = serve_with(dir.path(), options).await;
+    let mut client = RawSession::open(&server.url()).await;
+    let pid_file = dir.path().join("shell.pid");
+    let command = format!("echo $$ > {}; exec sleep 300", pid_file.display());
+    let (_, is_error) = client.call("Bash", json!({"command": command, "run_in_background": true})).await;
+    assert!(!is_error);
+    let pid = pid_in(&pid_file).await;
+    // A call that runs longer than the idle timeout keeps its session.
+    let (text, is_error) = client.call("Bash", json!({"command": "sleep 1.2; echo still here"})).await;
+    assert!(!is_error && text.contains("still here"), "{text}");
+    assert_eq!(server.open_sessions(), 1);
+    assert!(running(pid));
+    // Then nothing: the session is closed and its shell killed.
+    assert!(eventually(|| server.open_sessions() == 0).await, "the idle session stayed open");
+    assert!(eventually(|| !running(pid)).await, "the idle session's shell {pid} survived");
     server.shutdown().await;
 }

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod client;
+mod conformance;
 mod everything;
 mod faults;
 mod http;

@@ -44,8 +44,8 @@ fn project() -> tempfile::TempDir {
 }
 
 /// The session `toolgate mcp serve` would run for `dir`, with every built-in tool.
-fn serving_session(dir: &Path, prompter: Arc<McpPrompter>) -> Session {
-    let loaded = SettingsDiscovery::new(dir).with_home(None).with_managed_dir(None).load();
+pub(crate) fn serving_session(dir: &Path, prompter: Arc<McpPrompter>) -> Session {
+    let loaded = SettingsDiscovery::new(dir).with_home(None).with_managed_dir(None).with_trust(true).load();
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
     Session::builder()
         .cwd(dir)
@@ -241,6 +241,94 @@ async fn a_change_of_the_served_pool_is_announced_to_the_client() {
         .expect("no notifications/tools/list_changed")
         .unwrap();
     assert!(client.list_all_tools().await.unwrap().iter().any(|t| t.name == "mcp__late__tool"));
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+}
+
+/// Besides tools, `mcp serve` offers the host's prompts (skills and `.claude/commands`) and, as
+/// resources, the large results the session saved, which a client reads without the Read tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_and_saved_results_are_served() {
+    use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
+    use toolgate_mcp::ServedPrompt;
+
+    let dir = project();
+    let prompter = McpPrompter::new();
+    let session = serving_session(dir.path(), prompter.clone());
+    let saved = session.results().persist("toolu_big", "a very long output").unwrap();
+    let fix = ServedPrompt::new(
+        "fix",
+        "Fix an issue",
+        Arc::new(|args: Option<&str>| Ok(format!("Fix issue {}", args.unwrap_or("?")))),
+    );
+    let (server_side, client_side) = tokio::net::UnixStream::pair().unwrap();
+    let (read, write) = server_side.into_split();
+    let options = ServeOptions::new().prompter(prompter).prompts(vec![fix]);
+    let served = tokio::spawn(serve_io(session, read, write, options));
+    let client = ().serve(client_side).await.unwrap();
+
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["fix"]);
+    let args = json!({"arguments": "#12"}).as_object().cloned().unwrap();
+    let got = client.get_prompt(GetPromptRequestParams::new("fix").with_arguments(args)).await.unwrap();
+    assert_eq!(serde_json::to_value(&got.messages[0].content).unwrap()["text"], "Fix issue #12");
+    let missing = client.get_prompt(GetPromptRequestParams::new("nope")).await.unwrap_err();
+    assert!(missing.to_string().contains("no prompt named"), "{missing}");
+
+    let resources = client.list_all_resources().await.unwrap();
+    assert_eq!(resources.len(), 1, "{resources:?}");
+    let uri = resources[0].uri.clone();
+    assert!(uri.ends_with("toolu_big.txt") && saved.ends_with("toolu_big.txt"), "{uri}");
+    let read = client.read_resource(ReadResourceRequestParams::new(uri)).await.unwrap();
+    assert_eq!(serde_json::to_value(&read.contents[0]).unwrap()["text"], "a very long output");
+    let outside = format!("file://{}", dir.path().join("secret.txt").display());
+    assert!(client.read_resource(ReadResourceRequestParams::new(outside)).await.is_err(), "only saved results");
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+}
+
+/// A client that reports each log record it gets on a channel.
+#[derive(Clone)]
+struct LogWatcher(tokio::sync::mpsc::UnboundedSender<Value>);
+
+impl ClientHandler for LogWatcher {
+    #[allow(deprecated, reason = "MCP logging, deprecated by the newest revision, is what is tested")]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(serde_json::to_value(params).unwrap());
+    }
+}
+
+/// A client that sets a level gets the host's log records at or above it, and no others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(deprecated, reason = "MCP logging, deprecated by the newest revision, is what is tested")]
+async fn a_client_gets_the_log_records_at_its_level() {
+    use toolgate_mcp::{LogLevel, McpLogs};
+
+    let dir = project();
+    let prompter = McpPrompter::new();
+    let session = serving_session(dir.path(), prompter.clone());
+    let logs = McpLogs::default();
+    let (server_side, client_side) = tokio::net::UnixStream::pair().unwrap();
+    let (read, write) = server_side.into_split();
+    let options = ServeOptions::new().prompter(prompter).logs(logs.clone());
+    let served = tokio::spawn(serve_io(session, read, write, options));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = LogWatcher(tx).serve(client_side).await.unwrap();
+    assert!(client.peer_info().unwrap().capabilities.logging.is_some(), "logging is declared");
+    assert!(!logs.wanted(LogLevel::Error), "nobody asked yet");
+    client.set_level(rmcp::model::SetLevelRequestParams::new(rmcp::model::LoggingLevel::Warning)).await.unwrap();
+    assert!(logs.wanted(LogLevel::Warning) && !logs.wanted(LogLevel::Info));
+    logs.record(LogLevel::Info, "toolgate::test", "not sent".to_owned());
+    logs.record(LogLevel::Error, "toolgate::test", "a call failed".to_owned());
+    let got = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv()).await.unwrap().unwrap();
+    assert_eq!(got["level"], "error");
+    assert_eq!(got["logger"], "toolgate::test");
+    assert_eq!(got["data"], "a call failed");
+    assert!(rx.try_recv().is_err(), "the info record was not sent");
     client.cancel().await.unwrap();
     served.await.unwrap().unwrap();
 }

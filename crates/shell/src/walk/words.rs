@@ -1,0 +1,267 @@
+//! Words: declarations, assignments and the parts of a word, as bash joins them.
+
+use std::borrow::Cow;
+
+use tree_sitter::Node;
+
+use super::*;
+use crate::kind::{Kind, kind, kind_of};
+use crate::word::{Word, decode_ansi_c, has_substitution_text, is_plain};
+use crate::{Hazard, Text};
+
+impl<'s, 't, 'o> Walker<'s, 't, 'o> {
+    /// `export`/`declare`/`local`/`readonly`/`typeset`/`unset` as a command with the keyword
+    /// first.
+    pub(crate) fn declaration(&mut self, node: Node<'t>) {
+        let mark = self.pending.len();
+        let mut words = Vec::new();
+        for child in kids(node) {
+            if !child.is_named() {
+                words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
+                continue;
+            }
+            match kind(child) {
+                Kind::VariableAssignment => {
+                    let mut word = Word::at(child.start_byte(), child.end_byte());
+                    for (field, part) in children(child) {
+                        match field {
+                            Some("name") => {
+                                self.scan(part);
+                                word.push_quoted(self.text(part));
+                            }
+                            Some("value") => self.word_part(part, &mut word),
+                            _ => word.push_quoted(self.text(part)),
+                        }
+                    }
+                    words.push(word);
+                }
+                Kind::VariableName => {
+                    words.push(Word::literal(self.text(child), child.start_byte(), child.end_byte()));
+                }
+                Kind::Comment => {}
+                _ => {
+                    let word = self.word(child);
+                    words.push(word);
+                }
+            }
+        }
+        let words = self.join_adjacent(words);
+        self.emit(words, Vec::new(), Vec::new(), false);
+        self.flush(mark);
+    }
+
+    /// A `variable_assignment` as `(name, value)`, the value with quotes removed.
+    pub(crate) fn assignment(&mut self, node: Node<'t>) -> (Text<'s>, Text<'s>) {
+        let mut name = Cow::Borrowed("");
+        let mut value = Cow::Borrowed("");
+        for (field, child) in children(node) {
+            match field {
+                Some("name") => {
+                    // A subscript is arithmetic to bash, never a subshell, and an unquoted blank
+                    // ends the word: `a[( x)]=1` runs `x)]=1`, `a[$(h x)]=1` runs `x)]=1`.
+                    if kind(child) == Kind::Subscript
+                        && (kids(child).any(|k| kind(k) == Kind::Subshell) || has_unquoted_blank(self.text(child)))
+                    {
+                        self.out.hazard(Hazard::ParseError);
+                    }
+                    self.scan(child);
+                    self.quoted_substitutions(child);
+                    name = Cow::Borrowed(self.text(child));
+                    if !is_assigned_name(&name) {
+                        // tree-sitter reads `-x=1` as an assignment; bash runs it as a command.
+                        self.out.hazard(Hazard::UnknownConstruct { kind: "assignment_name".to_owned() });
+                    }
+                }
+                Some("value") => {
+                    value = self.word(child).value;
+                    self.quoted_substitutions(child);
+                }
+                _ => {}
+            }
+        }
+        (name, value)
+    }
+
+    /// Lists the `$(…)` and backticks written quoted in an assigned name or value
+    /// (`a['$(…)']=1`, `x='a[$(…)]'`): bash runs one when it evaluates the subscript, or the
+    /// value later as arithmetic, an indirect name or a prompt (`${!x}`, `[[ $x -eq 1 ]]`,
+    /// `PS4`). A reading that may run them lists them, so a deny rule on them holds.
+    pub(crate) fn quoted_substitutions(&mut self, node: Node<'t>) {
+        let text = self.text(node);
+        if has_substitution_text(text) && self.text_substitutions(node, text) {
+            self.out.hazard(Hazard::CommandSubstitution);
+        }
+    }
+
+    /// The [`Word`] a word-like node stands for.
+    pub fn word(&mut self, node: Node<'t>) -> Word<'s> {
+        self.word_of(node, kind(node))
+    }
+
+    /// [`Walker::word`] of a node whose kind is read already.
+    pub(crate) fn word_of(&mut self, node: Node<'t>, node_kind: Kind) -> Word<'s> {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let mut word = Word::at(start, end);
+        self.word_part_of(node, node_kind, self.slice(start, end), &mut word);
+        word
+    }
+
+    /// Appends the value of a word-like node to `word`.
+    pub(crate) fn word_part(&mut self, node: Node<'t>, word: &mut Word<'s>) {
+        self.word_part_of(node, kind(node), self.text(node), word);
+    }
+
+    /// [`Walker::word_part`] of a node whose kind and text are read already.
+    pub(crate) fn word_part_of(&mut self, node: Node<'t>, node_kind: Kind, text: &'s str, word: &mut Word<'s>) {
+        // A word, command name or concatenation of nothing but plain characters is its text,
+        // whatever pieces tree-sitter made of it: no need to visit them.
+        if self.clean
+            && matches!(node_kind, Kind::Word | Kind::CommandName | Kind::Concatenation | Kind::Number)
+            && is_plain(text)
+        {
+            word.push_unquoted(text);
+            return;
+        }
+        if !self.enter(node) {
+            word.push_opaque(text);
+            word.expansion = true;
+            return;
+        }
+        match node_kind {
+            Kind::Word => {
+                // tree-sitter sometimes makes one token of words a blank separates (`} {`), or
+                // of a line's end and the next line's word.
+                if has_unescaped_blank(text) {
+                    self.out.hazard(Hazard::ParseError);
+                }
+                word.push_unquoted(text);
+            }
+            Kind::RawString => {
+                let body = text.strip_prefix('\'').unwrap_or(text);
+                word.push_quoted(body.strip_suffix('\'').unwrap_or(body));
+            }
+            Kind::Regex | Kind::TestOperator | Kind::VariableName | Kind::SpecialVariableName => word.push_quoted(text),
+            Kind::String => self.double_quoted(node, word),
+            Kind::StringContent => word.push_double_quoted(text),
+            Kind::AnsiCString => {
+                word.ansi_c = true;
+                let body = text.strip_prefix("$'").unwrap_or(text);
+                let decoded = decode_ansi_c(body.strip_suffix('\'').unwrap_or(body)).unwrap_or_else(|lossy| {
+                    // Bytes that are not UTF-8: bash's word has no spelling here.
+                    self.out.hazard(Hazard::ParseError);
+                    lossy
+                });
+                word.push_decoded(decoded);
+            }
+            Kind::TranslatedString => {
+                // tree-sitter reads `$ ""` as `$""`; bash's `$` there is a word of its own.
+                if text.as_bytes().get(1) != Some(&b'"') {
+                    self.out.hazard(Hazard::ParseError);
+                }
+                word.expansion = true;
+                for child in kids(node) {
+                    if child.is_named() {
+                        self.word_part(child, word);
+                    }
+                }
+            }
+            Kind::Concatenation | Kind::CommandName => {
+                let mut position = node.start_byte();
+                for child in kids(node) {
+                    word.push_unquoted(self.slice(position, child.start_byte()));
+                    if child.is_named() {
+                        self.word_part(child, word);
+                    } else {
+                        word.push_unquoted(self.text(child));
+                    }
+                    position = child.end_byte();
+                }
+                word.push_unquoted(self.slice(position, node.end_byte()));
+            }
+            Kind::SimpleExpansion => {
+                // tree-sitter reads `$ i` and `$<newline>h` as `$i`; bash's `$` there is literal.
+                if text.as_bytes().get(1).is_some_and(u8::is_ascii_whitespace) {
+                    self.out.hazard(Hazard::ParseError);
+                }
+                word.expansion = true;
+                word.push_opaque(text);
+            }
+            Kind::Expansion => {
+                word.expansion = true;
+                word.push_opaque(text);
+                // A subscript (`${a['$(id)']}`) or offset is arithmetic: bash runs what is
+                // quoted there; tree-sitter also misses a backtick in a pattern (`${a#`id`}`).
+                if has_substitution_text(text) {
+                    self.text_substitutions(node, text);
+                }
+                self.scan(node);
+            }
+            Kind::ArithmeticExpansion => {
+                word.expansion = true;
+                word.push_opaque(text);
+                self.arithmetic(node);
+            }
+            Kind::CommandSubstitution | Kind::ProcessSubstitution => {
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            Kind::Number if node.named_child_count() > 0 => {
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            Kind::Number => word.push_unquoted(text),
+            Kind::BraceExpression | Kind::ExtglobPattern => {
+                word.glob = true;
+                word.push_opaque(text);
+            }
+            Kind::Array => {
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            _ if !node.is_named() => word.push_unquoted(text),
+            Kind::Error => {
+                // Already a parse error; its text is not a word bash would see.
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+            _ => {
+                self.out.hazard(Hazard::UnknownConstruct { kind: kind_of(node).to_owned() });
+                word.expansion = true;
+                word.push_opaque(text);
+                self.scan(node);
+            }
+        }
+        self.leave();
+    }
+
+    /// Appends a double-quoted string: literal parts decoded, expansions as written. A `$(…)`
+    /// or backtick in its text that tree-sitter did not parse as a substitution is listed from
+    /// the text.
+    pub(crate) fn double_quoted(&mut self, node: Node<'t>, word: &mut Word<'s>) {
+        let text = self.text(node);
+        if has_substitution_text(text) {
+            self.text_substitutions(node, text);
+        }
+        let mut position = node.start_byte();
+        for child in kids(node) {
+            word.push_double_quoted(self.slice(position, child.start_byte()));
+            if kind(child) == Kind::StringContent || !child.is_named() {
+                let text = self.text(child);
+                // tree-sitter puts the blanks of a string without other content (`" "`) in
+                // its closing quote.
+                word.push_double_quoted(if kind(child) == Kind::DoubleQuote {
+                    text.trim_end_matches('"')
+                } else {
+                    text
+                });
+            } else {
+                self.word_part(child, word);
+            }
+            position = child.end_byte();
+        }
+        word.push_double_quoted(self.slice(position, node.end_byte()));
+    }
+}
