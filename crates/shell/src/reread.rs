@@ -389,6 +389,13 @@ fn heredoc(node: Node<'_>, src: &str) -> Option<Reading> {
         return Some(Reading::Unsure);
     }
     let bash_end = body_end(bytes, body_start, &delimiter, strip_tabs);
+    // A body the source ends before its delimiter line: bash reads it to the end of input
+    // (with a warning), and its reading of the last line is its own (`touch\` there ran as
+    // `touch`, and `EOF\` as a word with a byte of bash's own in it; a quoted delimiter's body
+    // lost a backslash to the analysis). Such a line is not read as bash reads it.
+    if bash_end.is_none() {
+        return Some(Reading::Unsure);
+    }
     let tree_end = end.map(|end| (line_start(bytes, end.start_byte()), end.end_byte()));
     let agrees = match (bash_end, tree_end) {
         (Some((line, line_end)), Some((their_line, their_end))) => line == their_line && line_end == their_end,
@@ -417,18 +424,27 @@ fn line_start(src: &[u8], at: usize) -> usize {
 /// or `None` when the source ends first.
 fn body_end(src: &[u8], start: usize, delimiter: &Delimiter, strip_tabs: bool) -> Option<(usize, usize)> {
     let mut line = start;
-    // Whether the line is the first physical line of a logical one (an unquoted body joins a
-    // line ending in an odd number of backslashes with the next).
-    let mut logical_start = true;
+    // An unquoted body joins a line ending in an odd number of backslashes with the next, and
+    // bash compares the joined line with the delimiter (a line `\`, then `EOF`, ends it).
+    let mut logical: Vec<u8> = Vec::new();
+    let mut logical_start = None;
     while line < src.len() {
         let line_end = src[line..].iter().position(|&b| b == b'\n').map_or(src.len(), |at| line + at);
         let text = &src[line..line_end];
         let content = if strip_tabs { &text[text.iter().take_while(|&&b| b == b'\t').count()..] } else { text };
-        if logical_start && content == delimiter.value.as_slice() {
-            return Some((line, line_end));
-        }
+        let first = *logical_start.get_or_insert(line);
+        logical.extend_from_slice(content);
         let backslashes = text.iter().rev().take_while(|&&b| b == b'\\').count();
-        logical_start = delimiter.quoted || backslashes % 2 == 0;
+        if !delimiter.quoted && backslashes % 2 == 1 {
+            // The continuation's backslash goes; the newline after it too.
+            logical.pop();
+        } else {
+            if logical == delimiter.value {
+                return Some((first, line_end));
+            }
+            logical.clear();
+            logical_start = None;
+        }
         line = line_end + 1;
     }
     None

@@ -148,6 +148,18 @@ const SMUGGLING: &[Case] = &[
     c("[[\\ a ]]", &[Has("ParseError"), ReadOnly(false)]),
     c("cat >$ f", &[Has("ParseError"), ReadOnly(false)]),
     c("wc -<<E\nE", &[Has("ParseError"), ReadOnly(false)]),
+    // The oracle's sixth round: what tree-sitter takes into a here-document operator, leaves
+    // as a piece of a word, or ends elsewhere than bash.
+    c("rm -rf<<E\nE", &[Has("ParseError"), ReadOnly(false)]),
+    c("wc -l<<E\nE", &[Has("ParseError"), ReadOnly(false)]),
+    c("rm$\"\" -rf x", &[Argv(0, &["rm", "-rf", "x"]), Has("DynamicCommandName:rm$\"\""), ReadOnly(false)]),
+    c("r``m -rf x", &[Argv(0, &["rm", "-rf", "x"]), Has("DynamicCommandName:r``m"), ReadOnly(false)]),
+    c(">}$\"\"", &[Writes(&[("}", false, true)])]),
+    c(">.``t", &[Writes(&[(".t", false, true)])]),
+    c("c<<EOF\nx\n\\\nEOF\nEOF", &[Cmds(&["c", "EOF"])]),
+    c("cat <<EOF\nhello", &[Has("ParseError"), ReadOnly(false)]),
+    c("o $`}cat '\\\\'`", &[Lists("}cat \\"), ReadOnly(false)]),
+    c("echo $'\\cA'", &[Has("ParseError"), ReadOnly(false)]),
     c("echo `a``b`", &[Has("ParseError"), ReadOnly(false)]),
     c("echo '\\\r'\nls", &[Cmds(&["echo \\\r", "ls"])]),
     c("time X=1 rm x", &[Cmds(&["rm x"])]),

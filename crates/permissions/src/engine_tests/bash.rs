@@ -908,3 +908,20 @@ fn a_path_deny_rule_holds_against_a_path_known_only_at_run_time() {
     bypassed(&engine, &["cd $D", "npm run build", "cp src/a.rs src/b.rs"]);
     bypassed(&empty_engine(), &["cat \"$f\"", "echo x > $F", "wc -l < $F"]);
 }
+
+/// The oracle's sixth round, three deny-rule escapes in `bypassPermissions`: tree-sitter took
+/// the word before a here-document operator into it (`rm -r<<E` was `rm`), kept the `$` of a
+/// translated string (`rm$""` was `rm$`) and an empty backtick substitution (`r``m`) in a word.
+/// Bash runs `rm -r` and `rm -rf x`: denied by the rule, or never approved automatically.
+#[test]
+fn pieces_tree_sitter_misreads_do_not_hide_a_denied_command() {
+    let s = settings(json!({"permissions": {"deny": ["Bash(rm -r:*)", "Bash(rm:*)"]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    denied_by_a_rule_in_every_mode(&engine, "rm -r<<E\nE");
+    for command in ["rm$\"\" -rf x", "r``m -rf x", "rm -rf<<E\nE"] {
+        for mode in [Dflt, AcceptEdits, Plan, DontAsk, Bypass] {
+            let decision = check(&engine, &tool("Bash"), json!({"command": command}), mode, None);
+            assert_ne!(decision.0, Allow, "{command:?} {mode}");
+        }
+    }
+}

@@ -16,6 +16,10 @@
 //!   record after its first word, whatever the wrapper's own options were;
 //! - a listed array assignment word of a declaration (`export A=()`) matches the name alone,
 //!   as xtrace prints it (`export A`);
+//! - a shim that records the script operand of a listed shell (`sh -p /bin/rm a` records
+//!   `/bin/rm a`) is that shell reading the file as a script: every program here is a shim
+//!   script, so the shell runs it where a real program file would not be a script; what a
+//!   script file runs is beyond any analysis of the line;
 //! - a relative write matches a changed file at any depth under `work/` when the line lists a
 //!   `cd`, `pushd` or `popd` (the analysis does not follow directory changes).
 
@@ -73,7 +77,8 @@ fn divergences(analysis: &BashAnalysis<'_>, run: &Run) -> Vec<Divergence> {
         for execution in &run.executions {
             let whole: Vec<String> = execution.assigned.iter().chain(&execution.argv).cloned().collect();
             let listed = |argv: &[String]| analysis.commands.iter().any(|listed| matches(listed, argv));
-            if !listed(&execution.argv) && (execution.assigned.is_empty() || !listed(&whole)) {
+            let script = execution.source == Source::Shim && read_as_script(analysis, &execution.argv);
+            if !listed(&execution.argv) && (execution.assigned.is_empty() || !listed(&whole)) && !script {
                 let kind = Kind::Unlisted(basename(&execution.argv[0]).to_owned());
                 out.push(Divergence { kind, what: format!("bash ran {}", describe(execution)) });
             }
@@ -99,6 +104,23 @@ fn divergences(analysis: &BashAnalysis<'_>, run: &Run) -> Vec<Divergence> {
         }
     }
     out
+}
+
+/// Whether `argv` is the script operand of a listed bash-like shell, with its arguments
+/// (`sh -p /bin/rm a` lists `/bin/rm a` as the script and its arguments).
+fn read_as_script(analysis: &BashAnalysis<'_>, argv: &[String]) -> bool {
+    analysis.commands.iter().any(|listed| {
+        let words = &listed.argv;
+        if !words.first().is_some_and(|name| crate::is_bash_like_shell(basename(name))) {
+            return false;
+        }
+        let options = crate::shell_options(|at| words.get(at).map(|w| (&**w, true)));
+        options.string_option.is_none()
+            && !options.reads_stdin
+            && words
+                .get(options.next..)
+                .is_some_and(|rest| rest.iter().map(|w| &**w).eq(argv.iter().map(String::as_str)))
+    })
 }
 
 /// A changed file as `work/…` or `home/…`.

@@ -150,9 +150,15 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 }
             }
             Kind::HeredocRedirect => {
-                // tree-sitter takes `wc -<<E` as a `-<<` operator: to bash it is a word `-`
-                // and `<<E`.
-                if self.text(node).starts_with("-<<") {
+                // tree-sitter may take the word before the operator into it (`wc -<<E` and
+                // `rm -rf<<E` have a `-<<` and a `-rf<<` operator): to bash those are words
+                // (`-`, `-rf`) and `<<E`. An operator spelt otherwise than `<<` or `<<-` is not
+                // read as bash reads it.
+                let mut cursor = node.walk();
+                let misread = node
+                    .children(&mut cursor)
+                    .any(|child| matches!(child.kind(), "<<" | "<<-") && self.text(child) != child.kind());
+                if misread || self.text(node).starts_with("-<<") {
                     self.out.hazard(Hazard::ParseError);
                 }
                 // bash 5.2 loses the `;` after a here-document inside `$( )` or `<( )`

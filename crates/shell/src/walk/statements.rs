@@ -378,6 +378,9 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 // Bash ends a backtick substitution at its first unescaped backtick; tree-sitter
                 // reads `a``b` as one, where bash runs `a` and `b`.
                 let text = self.text(node);
+                // tree-sitter may start the node at a `$` before the backtick: to bash that `$`
+                // is a character of the word, and the substitution starts at the backtick.
+                let text = text.strip_prefix('$').filter(|rest| rest.starts_with('`')).unwrap_or(text);
                 if backticks_inside(text) {
                     self.out.hazard(Hazard::ParseError);
                 }

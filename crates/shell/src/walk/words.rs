@@ -134,7 +134,7 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 if has_unescaped_blank(text) {
                     self.out.hazard(Hazard::ParseError);
                 }
-                word.push_unquoted(text);
+                self.unquoted_word(text, word);
             }
             Kind::RawString => {
                 let body = text.strip_prefix('\'').unwrap_or(text);
@@ -151,6 +151,12 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                     self.out.hazard(Hazard::ParseError);
                     lossy
                 });
+                // Bash keeps its own quoting bytes (CTLESC `\x01`, CTLNUL `\x7f`) in words and
+                // mishandles them in places (`$'\cA\1'` in an array inside a process
+                // substitution reached mkdir as another word).
+                if decoded.contains(['\x01', '\x7f']) {
+                    self.out.hazard(Hazard::ParseError);
+                }
                 word.push_decoded(decoded);
             }
             Kind::TranslatedString => {
@@ -167,12 +173,26 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
             }
             Kind::Concatenation | Kind::CommandName => {
                 let mut position = node.start_byte();
-                for child in kids(node) {
+                let mut children = kids(node).peekable();
+                while let Some(child) = children.next() {
                     word.push_unquoted(self.slice(position, child.start_byte()));
                     if child.is_named() {
                         self.word_part(child, word);
                     } else {
-                        word.push_unquoted(self.text(child));
+                        let text = self.text(child);
+                        // tree-sitter leaves a `$` before a double-quoted string (`rm$""`) and an
+                        // empty backtick substitution (`r``m`) as pieces of their own: to bash the
+                        // `$` opens a translated string (`$""`) and the backticks substitute
+                        // nothing; neither is a character of the word.
+                        let translated = text == "$"
+                            && children.peek().is_some_and(|next| {
+                                kind(*next) == Kind::String && next.start_byte() == child.end_byte()
+                            });
+                        if translated || text == "``" {
+                            word.expansion = true;
+                        } else {
+                            word.push_unquoted(text);
+                        }
                     }
                     position = child.end_byte();
                 }
@@ -237,6 +257,24 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
         self.leave();
     }
 
+    /// Appends the text of an unquoted word token. An empty backtick substitution that
+    /// tree-sitter left in it (`r``m`, `.``t`) substitutes nothing to bash: the word is read
+    /// without it (and marked as holding an expansion); a backtick it left that opens a
+    /// command is not read as bash reads it.
+    fn unquoted_word(&mut self, text: &'s str, word: &mut Word<'s>) {
+        let mut rest = text;
+        while let Some(at) = unescaped_backtick(rest) {
+            if rest.as_bytes().get(at + 1) != Some(&b'`') {
+                self.out.hazard(Hazard::ParseError);
+                break;
+            }
+            word.push_unquoted(&rest[..at]);
+            word.expansion = true;
+            rest = &rest[at + 2..];
+        }
+        word.push_unquoted(rest);
+    }
+
     /// Appends a double-quoted string: literal parts decoded, expansions as written. A `$(…)`
     /// or backtick in its text that tree-sitter did not parse as a substitution is listed from
     /// the text.
@@ -264,4 +302,17 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
         }
         word.push_double_quoted(self.slice(position, node.end_byte()));
     }
+}
+
+/// The offset of the first backtick in `text` that no backslash escapes.
+fn unescaped_backtick(text: &str) -> Option<usize> {
+    let mut escaped = false;
+    for (at, b) in text.bytes().enumerate() {
+        match b {
+            b'`' if !escaped => return Some(at),
+            b'\\' => escaped = !escaped,
+            _ => escaped = false,
+        }
+    }
+    None
 }
