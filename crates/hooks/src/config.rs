@@ -245,6 +245,23 @@ pub enum HandlerKind {
     Agent(PromptHook),
 }
 
+/// The `type`s of handler, as settings name them: the diagnostic for a missing or unknown
+/// type lists them.
+const HANDLER_TYPES: &str = "\"command\", \"http\", \"prompt\", \"agent\" or \"mcp_tool\"";
+
+impl HandlerKind {
+    /// The timeout of a handler of this kind that sets none, on `event`: a prompt hook waits
+    /// 30 s for its model, an agent hook 60 s for its subagent, the others
+    /// [`HookEvent::default_timeout`].
+    pub(crate) fn default_timeout(&self, event: HookEvent) -> Duration {
+        match self {
+            Self::Prompt(_) => crate::prompt::DEFAULT_TIMEOUT,
+            Self::Agent(_) => crate::prompt::AGENT_TIMEOUT,
+            Self::Command(_) | Self::Http(_) | Self::McpTool(_) => event.default_timeout(),
+        }
+    }
+}
+
 /// A `type: "mcp_tool"` handler: a tool of a configured MCP server is called with `input`,
 /// its `${tool_input.file_path}`-style placeholders filled from the event input, and its
 /// result's text is read as a command hook's stdout.
@@ -273,7 +290,8 @@ pub struct PromptHook {
 pub struct HookHandler {
     /// What it runs.
     pub kind: HandlerKind,
-    /// Its `timeout`; `None` means the event's default ([`HookEvent::default_timeout`]).
+    /// Its `timeout`; `None` means the default for its kind on the event (30 s for a prompt
+    /// hook, 60 s for an agent hook, else [`HookEvent::default_timeout`]).
     pub timeout: Option<Duration>,
     /// Its `if` condition: one permission rule, checked against the tool call.
     pub condition: Option<String>,
@@ -598,11 +616,15 @@ impl HooksConfigBuilder {
                 HandlerKind::McpTool(McpToolHook { server: server.to_owned(), tool: tool.to_owned(), input })
             }
             Some(other) => {
-                self.diag(path, location, format!("unknown hook type '{other}'; this handler is skipped"));
+                self.diag(
+                    path,
+                    location,
+                    format!("unknown hook type '{other}' (expected {HANDLER_TYPES}); this handler is skipped"),
+                );
                 return None;
             }
             None => {
-                self.diag(path, location, "a handler needs a 'type' (\"command\" or \"http\"); it is skipped");
+                self.diag(path, location, format!("a handler needs a 'type' ({HANDLER_TYPES}); it is skipped"));
                 return None;
             }
         };
@@ -615,7 +637,7 @@ impl HooksConfigBuilder {
             {
                 Some(t) => Some(t),
                 None => {
-                    let default = event.default_timeout().as_secs_f64();
+                    let default = kind.default_timeout(event).as_secs_f64();
                     self.diag(
                         path,
                         format!("{location}.timeout"),
@@ -795,6 +817,16 @@ mod tests {
     }
 
     #[test]
+    fn every_handler_type_the_diagnostics_list_is_read() {
+        for kind in HANDLER_TYPES.split('"').skip(1).step_by(2) {
+            let config = load(json!({"hooks": {"Stop": [{"hooks": [{"type": kind}]}]}}));
+            let got = messages(&config);
+            assert!(got.iter().all(|m| !m.contains("unknown hook type")), "{kind}: {got:?}");
+        }
+        assert_eq!(HANDLER_TYPES.split('"').skip(1).step_by(2).count(), 5);
+    }
+
+    #[test]
     fn bad_entries_are_diagnostics_not_crashes() {
         let config = load(json!({"hooks": {
             "PreToolUsee": [],
@@ -813,7 +845,8 @@ mod tests {
                     {"type": "command", "command": "x", "async": true},
                     {"type": "command", "command": "x", "if": "Bash(ls)"},
                     {"type": "http"},
-                    {"type": "command", "command": "kept"}
+                    {"type": "command", "command": "kept"},
+                    {"type": "prompt", "prompt": "ok?", "timeout": 0}
                 ]}
             ]
         }}));
@@ -825,13 +858,14 @@ mod tests {
             "hooks.Stop[1].matcher: expected a string; this group is skipped",
             "hooks.Stop[2]: has no 'hooks' array of handlers; it is skipped",
             "hooks.Stop[3].hooks[0]: an agent hook needs a non-empty 'prompt' string; this handler is skipped",
-            "hooks.Stop[3].hooks[1]: unknown hook type 'telepathy'; this handler is skipped",
-            "hooks.Stop[3].hooks[2]: a handler needs a 'type' (\"command\" or \"http\"); it is skipped",
+            "hooks.Stop[3].hooks[1]: unknown hook type 'telepathy' (expected \"command\", \"http\", \"prompt\", \"agent\" or \"mcp_tool\"); this handler is skipped",
+            "hooks.Stop[3].hooks[2]: a handler needs a 'type' (\"command\", \"http\", \"prompt\", \"agent\" or \"mcp_tool\"); it is skipped",
             "hooks.Stop[3].hooks[3]: a command hook needs a non-empty 'command' string; this handler is skipped",
             "hooks.Stop[3].hooks[4].args: expected an array of strings; this handler is skipped",
             "hooks.Stop[3].hooks[5].timeout: expected a positive number of seconds, got -1; the default of 600 s applies",
             "hooks.Stop[3].hooks[7].if: 'if' only applies to tool events, so this handler never runs on Stop; it is skipped",
             "hooks.Stop[3].hooks[8]: an http hook needs a non-empty 'url' string; this handler is skipped",
+            "hooks.Stop[3].hooks[10].timeout: expected a positive number of seconds, got 0; the default of 30 s applies",
         ];
         let mut want: Vec<String> = want.iter().map(|m| format!("/p/.claude/settings.json: {m}")).collect();
         // Event keys may come in any order (serde_json's map order is a feature choice).
@@ -842,7 +876,7 @@ mod tests {
         let stop = config.groups(HookEvent::Stop);
         assert_eq!(stop.len(), 1);
         let names: Vec<String> = stop[0].handlers.iter().map(HookHandler::display).collect();
-        assert_eq!(names, ["x", "x", "kept"]); // the bad timeout falls back to the default
+        assert_eq!(names, ["x", "x", "kept", "prompt: ok?"]); // bad timeouts fall back to the default
         assert_eq!(stop[0].handlers[0].timeout, None);
         let HandlerKind::Command(background) = &stop[0].handlers[1].kind else { panic!("a command hook") };
         assert_eq!(background.background, Some(Background::Report), "async runs in the background");

@@ -517,10 +517,7 @@ impl HookRunner {
         let timeout = match (call.event, handler.timeout) {
             (HookEvent::SessionEnd, Some(t)) => t.min(SESSION_END_MAX),
             (_, Some(t)) => t,
-            // A prompt hook waits 30 s for its model unless it says otherwise.
-            (_, None) if matches!(handler.kind, HandlerKind::Prompt(_)) => crate::prompt::DEFAULT_TIMEOUT,
-            (_, None) if matches!(handler.kind, HandlerKind::Agent(_)) => crate::prompt::AGENT_TIMEOUT,
-            (event, None) => event.default_timeout(),
+            (event, None) => handler.kind.default_timeout(event),
         };
         let response = match &handler.kind {
             HandlerKind::Command(command) => self.run_command(call, handler, command, body, timeout, cancel).await,

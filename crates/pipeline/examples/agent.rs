@@ -7,9 +7,10 @@
 //! It sends the tool pool's definitions (deferred tools marked `defer_loading`, reached
 //! through ToolSearch), streams the model's answer, starts each concurrency-safe call as soon
 //! as its block is complete (while later blocks still stream), runs the rest once the message
-//! has ended, sends every result back and repeats until the model stops. Settings, rules and
-//! hooks are read from the working directory as Claude Code reads them; with no person to ask,
-//! a call that needs approval comes back as an error the model can work around.
+//! has ended, ends the message (PostToolBatch hooks see all its calls, once), sends every
+//! result back and repeats until the model stops. Settings, rules and hooks are read from the
+//! working directory as Claude Code reads them; with no person to ask, a call that needs
+//! approval comes back as an error the model can work around.
 //! `ANTHROPIC_BASE_URL` (default `https://api.anthropic.com`) and `ANTHROPIC_MODEL` choose
 //! the server and model.
 
@@ -17,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
-use toolgate_core::DefinitionFormat;
+use toolgate_core::{CancellationToken, DefinitionFormat};
 use toolgate_pipeline::{Session, ToolCall, ToolResultBlock, anthropic_user_message};
 
 /// A model endpoint and the session its tool calls run in.
@@ -34,12 +35,13 @@ pub struct Agent {
     pub session: Session,
 }
 
-/// One streamed assistant turn: its content blocks, why it stopped, and the calls started early.
+/// One streamed assistant turn: its content blocks, why it stopped, its calls in order, and
+/// the runs of the first calls, started early.
 struct Turn {
     content: Vec<Value>,
     stop_reason: String,
-    started: Vec<(usize, JoinHandle<Vec<ToolResultBlock>>)>,
-    waiting: Vec<(usize, ToolCall)>,
+    calls: Vec<ToolCall>,
+    started: Vec<JoinHandle<Vec<ToolResultBlock>>>,
 }
 
 impl Agent {
@@ -49,21 +51,19 @@ impl Agent {
         loop {
             let turn = self.stream_turn(&messages).await?;
             messages.push(json!({"role": "assistant", "content": turn.content}));
-            let calls = turn.started.len() + turn.waiting.len();
-            if turn.stop_reason != "tool_use" || calls == 0 {
+            if turn.stop_reason != "tool_use" || turn.calls.is_empty() {
                 let text = turn.content.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>();
                 return Ok(text.join(""));
             }
-            // One result per call, in the order of the calls.
-            let mut results: Vec<Option<ToolResultBlock>> = turn.content.iter().map(|_| None).collect();
-            for (at, handle) in turn.started {
-                results[at] = handle.await.map_err(|e| e.to_string())?.pop();
+            // One result per call, in the order of the calls: the early ones, then the rest.
+            let (early, mut results) = (turn.started.len(), Vec::new());
+            for handle in turn.started {
+                results.extend(handle.await.map_err(|e| e.to_string())?);
             }
-            let (places, rest): (Vec<usize>, Vec<ToolCall>) = turn.waiting.into_iter().unzip();
-            for (at, result) in places.into_iter().zip(self.session.run_message(rest).await) {
-                results[at] = Some(result);
-            }
-            messages.push(anthropic_user_message(&results.into_iter().flatten().collect::<Vec<_>>()));
+            let rest = turn.calls[early..].to_vec();
+            results.extend(self.session.run_calls_with(rest, CancellationToken::new(), None).await);
+            self.session.finish_message(&turn.calls, &mut results, None).await;
+            messages.push(anthropic_user_message(&results));
         }
     }
 
@@ -86,8 +86,7 @@ impl Agent {
             let status = response.status();
             return Err(format!("the API answered {status}: {}", response.text().await.unwrap_or_default()));
         }
-        let mut turn =
-            Turn { content: Vec::new(), stop_reason: String::new(), started: Vec::new(), waiting: Vec::new() };
+        let mut turn = Turn { content: Vec::new(), stop_reason: String::new(), calls: Vec::new(), started: Vec::new() };
         let (mut buffer, mut partial_json) = (Vec::<u8>::new(), String::new());
         while let Some(chunk) = response.chunk().await.map_err(|e| format!("the stream broke: {e}"))? {
             buffer.extend_from_slice(&chunk);
@@ -127,15 +126,15 @@ impl Agent {
                 block["input"] = input.clone();
                 let id = block["id"].as_str().unwrap_or_default();
                 let call = ToolCall::new(id, block["name"].as_str().unwrap_or_default(), input);
-                // A concurrency-safe call with nothing unsafe before it may start now.
+                // A concurrency-safe call with only started calls before it may start now.
                 let pool = self.session.pool();
                 let safe = pool.get(&call.name).is_some_and(|tool| tool.is_concurrency_safe(&call.input));
-                if safe && turn.waiting.is_empty() {
-                    let session = self.session.clone();
-                    turn.started.push((at, tokio::spawn(async move { session.run_message(vec![call]).await })));
-                } else {
-                    turn.waiting.push((at, call));
+                if safe && turn.started.len() == turn.calls.len() {
+                    let (session, early) = (self.session.clone(), vec![call.clone()]);
+                    let run = async move { session.run_calls_with(early, CancellationToken::new(), None).await };
+                    turn.started.push(tokio::spawn(run));
                 }
+                turn.calls.push(call);
             }
             "message_delta" => turn.stop_reason = event["delta"]["stop_reason"].as_str().unwrap_or_default().to_owned(),
             "error" => return Err(format!("the API reported an error: {}", event["error"])),

@@ -48,9 +48,9 @@ pub enum Event {
     },
     /// A hook event ran and said something.
     HookOutcome {
-        /// The call.
+        /// The call (for `PostToolBatch`, the message's last call).
         tool_use_id: String,
-        /// `PreToolUse`, `PostToolUse` or `PostToolUseFailure`.
+        /// `PreToolUse`, `PostToolUse`, `PostToolUseFailure` or `PostToolBatch`.
         event: &'static str,
         /// What it said.
         detail: String,
@@ -796,13 +796,106 @@ impl Session {
         self.run_message_with(calls, CancellationToken::new(), None).await
     }
 
-    /// Runs a message's calls under a cancellation token, reporting [`Event`]s.
+    /// Runs a message's calls under a cancellation token, reporting [`Event`]s: the calls as
+    /// [`Session::run_calls_with`] runs them, then the message's end as
+    /// [`Session::finish_message`] does it.
     pub async fn run_message_with(
         &self,
         calls: Vec<ToolCall>,
         cancel: CancellationToken,
         events: Option<EventSink>,
     ) -> Vec<ToolResultBlock> {
+        let (calls, mut results) = self.run_shared_calls(calls, &cancel, events.as_ref()).await;
+        let calls: Vec<&ToolCall> = calls.iter().map(|c| &**c).collect();
+        self.end_message(&calls, &mut results, events.as_ref()).await;
+        results
+    }
+
+    /// Runs calls that are part of a larger message, without the message's end: exactly one
+    /// result per call, in the calls' order, through the seven steps, batched as
+    /// [`Session::run_message_with`] batches them; the calls' statistics are recorded, and the
+    /// results of one run share the message budget (a message run in parts has it for each
+    /// part). What belongs to the whole message (the notes on its last result, PostToolBatch)
+    /// is left to [`Session::finish_message`], called once every call of the message has its
+    /// result.
+    ///
+    /// A host that starts a concurrency-safe call while the model still streams the rest of
+    /// the message runs it here, then the others once the message is complete:
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolgate_core::{CancellationToken, PermissionMode, ToolBuilder, ToolOutput, ToolPool};
+    /// use toolgate_pipeline::{Session, ToolCall};
+    ///
+    /// let echo = ToolBuilder::new("Echo")
+    ///     .schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+    ///     .call(|input, _| async move { Ok(ToolOutput::text(input["text"].as_str().unwrap_or_default())) })
+    ///     .build();
+    /// let pool = ToolPool::builder().builtin(echo).build();
+    /// let session = Session::builder().pool(pool).cwd("/tmp").mode(PermissionMode::BypassPermissions).build();
+    /// let calls = vec![
+    ///     ToolCall::new("t1", "Echo", json!({"text": "early"})),
+    ///     ToolCall::new("t2", "Echo", json!({"text": "late"})),
+    /// ];
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let results = rt.block_on(async {
+    ///     // The first call, as soon as its block has streamed; the second after the message.
+    ///     let mut results = session.run_calls_with(calls[..1].to_vec(), CancellationToken::new(), None).await;
+    ///     results.extend(session.run_calls_with(calls[1..].to_vec(), CancellationToken::new(), None).await);
+    ///     session.finish_message(&calls, &mut results, None).await;
+    ///     results
+    /// });
+    /// assert_eq!(results[0].content[0].as_text(), Some("early"));
+    /// assert_eq!(results[1].content[0].as_text(), Some("late"));
+    /// ```
+    pub async fn run_calls_with(
+        &self,
+        calls: Vec<ToolCall>,
+        cancel: CancellationToken,
+        events: Option<EventSink>,
+    ) -> Vec<ToolResultBlock> {
+        self.run_shared_calls(calls, &cancel, events.as_ref()).await.1
+    }
+
+    /// Ends a message whose calls ran in parts ([`Session::run_calls_with`]): `results` are
+    /// the results of all of `calls`, one per call, in the calls' order. What changed while
+    /// the calls ran goes on the last result (the deferred tools, when
+    /// [`Session::tell_deferred_changes`] is on, and what background hooks that ended
+    /// reported), then PostToolBatch hooks see every call with its result, once for the
+    /// message; a hook that stops the loop sets [`Session::stop_reason`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolgate_core::{CancellationToken, ToolPool};
+    /// use toolgate_pipeline::{Session, ToolCall};
+    ///
+    /// let session = Session::builder().pool(ToolPool::builder().build()).cwd("/tmp").build();
+    /// // Two calls of one message, each run on its own (here: tools the pool lacks).
+    /// let calls = vec![ToolCall::new("t1", "Nope", json!({})), ToolCall::new("t2", "Nada", json!({}))];
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let results = rt.block_on(async {
+    ///     let mut results = Vec::new();
+    ///     for call in &calls {
+    ///         results.extend(session.run_calls_with(vec![call.clone()], CancellationToken::new(), None).await);
+    ///     }
+    ///     session.finish_message(&calls, &mut results, None).await;
+    ///     results
+    /// });
+    /// assert!(results.iter().all(|r| r.is_error));
+    /// assert_eq!(session.stop_reason(), None);
+    /// ```
+    pub async fn finish_message(&self, calls: &[ToolCall], results: &mut [ToolResultBlock], events: Option<EventSink>) {
+        let calls: Vec<&ToolCall> = calls.iter().collect();
+        self.end_message(&calls, results, events.as_ref()).await;
+    }
+
+    /// [`Session::run_calls_with`], returning the calls (shared with their tasks) as well.
+    async fn run_shared_calls(
+        &self,
+        calls: Vec<ToolCall>,
+        cancel: &CancellationToken,
+        events: Option<&EventSink>,
+    ) -> (Vec<Arc<ToolCall>>, Vec<ToolResultBlock>) {
         let batches = plan_batches(&self.pool(), &calls);
         let mut reports: Vec<Option<Report>> = (0..calls.len()).map(|_| None).collect();
         let calls: Vec<Arc<ToolCall>> = calls.into_iter().map(Arc::new).collect();
@@ -819,7 +912,7 @@ impl Session {
                     reports[index] = Some(cancelled_report(&call, "cancelled by the user before it started"));
                 } else {
                     let started = Instant::now();
-                    let run = run_call(self.inner.clone(), call.clone(), base, cancels.clone(), events.clone());
+                    let run = run_call(self.inner.clone(), call.clone(), base, cancels.clone(), events.cloned());
                     let report = CatchUnwind(Box::pin(run))
                         .await
                         .unwrap_or_else(|_| panic_report(&call, true, started.elapsed()));
@@ -837,7 +930,7 @@ impl Session {
                     }
                     let inner = self.inner.clone();
                     let (base, cancels, semaphore, events) =
-                        (base.clone(), cancels.clone(), semaphore.clone(), events.clone());
+                        (base.clone(), cancels.clone(), semaphore.clone(), events.cloned());
                     let task_call = call.clone();
                     let handle = set.spawn(async move {
                         let _permit = semaphore.acquire_owned().await;
@@ -863,7 +956,7 @@ impl Session {
                 }
             }
             for (index, report) in finished {
-                if let Some(sink) = &events {
+                if let Some(sink) = events {
                     sink(Event::CallFinished {
                         tool_use_id: report.result.tool_use_id.clone(),
                         tool_name: report.tool_name.clone(),
@@ -892,7 +985,12 @@ impl Session {
             .collect();
         self.record_stats(&reports);
         self.apply_budget(&mut reports);
-        let mut results: Vec<ToolResultBlock> = reports.into_iter().map(|r| r.result).collect();
+        let results = reports.into_iter().map(|r| r.result).collect();
+        (calls, results)
+    }
+
+    /// The message's end: [`Session::finish_message`].
+    async fn end_message(&self, calls: &[&ToolCall], results: &mut [ToolResultBlock], events: Option<&EventSink>) {
         if let Some(last) = results.last_mut() {
             // What changed while the calls ran: the deferred tools, and background hooks that
             // ended (whatever became of the call they ran for).
@@ -902,8 +1000,7 @@ impl Session {
                 last.content.extend(ended.iter().map(|c| ContentBlock::text(hook_context(c))));
             }
         }
-        self.post_tool_batch(&calls, &results, events.as_ref()).await;
-        results
+        self.post_tool_batch(calls, results, events).await;
     }
 
     /// The change in the deferred tools since the model was last told (MCP servers that
@@ -935,7 +1032,7 @@ impl Session {
 
     /// PostToolBatch, once every call of the message has resolved: a hook that blocks (or
     /// says `continue: false`) stops the loop (see [`Session::stop_reason`]).
-    async fn post_tool_batch(&self, calls: &[Arc<ToolCall>], results: &[ToolResultBlock], events: Option<&EventSink>) {
+    async fn post_tool_batch(&self, calls: &[&ToolCall], results: &[ToolResultBlock], events: Option<&EventSink>) {
         let Some(hooks) = &self.inner.hooks else { return };
         if calls.is_empty() || !hooks.wants_post_tool_batch() {
             return;

@@ -1,6 +1,7 @@
 //! The agent example's loop against a scripted Messages API on loopback: streamed answers
-//! (server-sent events, a tool input split across deltas), two tool turns, and a call the
-//! permission engine refuses that the model then works around.
+//! (server-sent events, a tool input split across deltas), two tool turns, a call the
+//! permission engine refuses that the model then works around, and a PostToolBatch hook that
+//! runs once per assistant message.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,6 +12,7 @@ mod agent;
 mod scripted;
 
 use serde_json::{Value, json};
+use toolgate_permissions::SettingsDiscovery;
 use toolgate_pipeline::Session;
 
 /// The server-sent events of one assistant turn: `blocks` (text, or tool_use with its input),
@@ -52,12 +54,19 @@ fn results(request: &Value) -> Vec<Value> {
     messages.last().unwrap()["content"].as_array().unwrap().clone()
 }
 
+/// Two tool turns; PostToolBatch runs once per assistant message with all of its calls (it ran
+/// once per early-started call, and once for the rest).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_runs_two_tool_turns_and_recovers_from_a_denial() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("notes.txt"), "remember the milk\n").unwrap();
     std::fs::create_dir(root.join("build")).unwrap();
+    // Each PostToolBatch run appends its input as one line.
+    let log = r#"cat >> "$CLAUDE_PROJECT_DIR/batches.jsonl"; echo >> "$CLAUDE_PROJECT_DIR/batches.jsonl""#;
+    let settings = json!({"hooks": {"PostToolBatch": [{"hooks": [{"type": "command", "command": log}]}]}});
+    std::fs::create_dir(root.join(".claude")).unwrap();
+    std::fs::write(root.join(".claude/settings.json"), settings.to_string()).unwrap();
     let first = turn(
         &[
             json!({"text": "Let me look."}),
@@ -70,7 +79,10 @@ async fn the_agent_runs_two_tool_turns_and_recovers_from_a_denial() {
     let second = turn(&[tool_use("toolu_ls", "Bash", json!({"command": "ls", "description": "list"}))], "tool_use");
     let last = turn(&[json!({"text": "The notes say to remember the milk; build stays."})], "end_turn");
     let (url, seen) = scripted::scripted_api("", vec![first, second, last]).await;
-    let session = Session::builder().builtin_tools(toolgate_builtin::all_builtin_tools()).cwd(&root).build();
+    let loaded = SettingsDiscovery::new(&root).with_home(None).with_managed_dir(None).with_trust(true).load();
+    let session =
+        Session::builder().builtin_tools(toolgate_builtin::all_builtin_tools()).cwd(&root).settings(loaded).build();
+    assert!(session.diagnostics().is_empty(), "{:?}", session.diagnostics());
     let agent = agent::Agent {
         http: reqwest::Client::new(),
         base_url: url,
@@ -103,4 +115,16 @@ async fn the_agent_runs_two_tool_turns_and_recovers_from_a_denial() {
     assert_eq!(second[0]["tool_use_id"], "toolu_ls");
     assert_ne!(second[0]["is_error"], true, "{}", second[0]);
     assert!(second[0].to_string().contains("notes.txt"));
+
+    // PostToolBatch ran once per assistant message with calls, the first seeing all three.
+    let batches = std::fs::read_to_string(root.join("batches.jsonl")).unwrap();
+    let batches: Vec<Value> = batches.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids = |batch: &Value| -> Vec<String> {
+        let calls = batch["tool_calls"].as_array().unwrap();
+        calls.iter().map(|c| c["tool_use_id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(
+        batches.iter().map(ids).collect::<Vec<_>>(),
+        [vec!["toolu_read", "toolu_rm", "toolu_glob"], vec!["toolu_ls"]]
+    );
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use toolgate_hooks::{HookBehavior, RunStatus};
 
@@ -15,6 +15,28 @@ struct Request {
     body: Value,
 }
 
+/// Reads one request from `socket`: its head and JSON body.
+async fn read_request(socket: &mut TcpStream) -> Request {
+    let mut data = Vec::new();
+    let mut buf = [0_u8; 4096];
+    loop {
+        let n = socket.read(&mut buf).await.unwrap();
+        assert!(n > 0, "connection closed before the request was complete");
+        data.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&data).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if body.len() >= length {
+                return Request { head: head.to_owned(), body: serde_json::from_str(&body[..length]).unwrap() };
+            }
+        }
+    }
+}
+
 /// Serves one request with `status` and `body`; returns the URL and the request it saw.
 async fn serve_once(status: &'static str, reply: &'static str) -> (String, oneshot::Receiver<Request>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -22,31 +44,29 @@ async fn serve_once(status: &'static str, reply: &'static str) -> (String, onesh
     let (tx, rx) = oneshot::channel();
     tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
-        let mut data = Vec::new();
-        let mut buf = [0_u8; 4096];
-        let (head, body) = loop {
-            let n = socket.read(&mut buf).await.unwrap();
-            assert!(n > 0, "connection closed before the request was complete");
-            data.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&data).into_owned();
-            if let Some((head, body)) = text.split_once("\r\n\r\n") {
-                let length = head
-                    .lines()
-                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .unwrap_or(0);
-                if body.len() >= length {
-                    break (head.to_owned(), body[..length].to_owned());
-                }
-            }
-        };
+        let request = read_request(&mut socket).await;
         let response = format!(
             "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
             reply.len()
         );
         socket.write_all(response.as_bytes()).await.unwrap();
         socket.shutdown().await.ok();
-        let _ = tx.send(Request { head, body: serde_json::from_str(&body).unwrap() });
+        let _ = tx.send(request);
+    });
+    (url, rx)
+}
+
+/// Reads one request and never answers it (the connection stays open); returns the URL and
+/// the request it saw.
+async fn serve_silence() -> (String, oneshot::Receiver<Request>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = oneshot::channel();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let _ = tx.send(read_request(&mut socket).await);
+        std::future::pending::<()>().await;
+        drop(socket);
     });
     (url, rx)
 }
@@ -141,4 +161,31 @@ async fn prompt_hooks_ask_a_model_and_its_no_blocks() {
     assert!(first.errors[0].message.contains("ANTHROPIC_API_KEY"), "{:?}", first.errors);
     let second = nobody.pre_tool_use(&p.bash("ls"), &cancel()).await;
     assert!(second.errors.is_empty() && second.blocked.is_none(), "reported once: {:?}", second.errors);
+}
+
+/// A prompt hook whose model never answers gives up after the hook's `timeout` (seconds) with a
+/// non-blocking error that names it; the call goes on.
+#[tokio::test]
+async fn a_prompt_hook_whose_model_never_answers_times_out_without_blocking() {
+    let p = Project::new();
+    let (base, request) = serve_silence().await;
+    let model = toolgate_permissions::LlmClassifierConfig {
+        base_url: base,
+        api_key: "sk-test".to_owned(),
+        model: "default-model".to_owned(),
+        timeout: std::time::Duration::from_secs(600),
+    };
+    let hooks = json!([{"type": "prompt", "prompt": "Is this safe? $ARGUMENTS", "timeout": 1}]);
+    let runner = p.runner(settings("PreToolUse", "Bash", hooks)).with_model(Some(model));
+    // A guard against a hang, not a measure of the timeout.
+    let guard = std::time::Duration::from_secs(20);
+    let out = tokio::time::timeout(guard, runner.pre_tool_use(&p.bash("ls"), &cancel()))
+        .await
+        .expect("the prompt hook's timeout ended the wait");
+    assert!(out.blocked.is_none() && out.decision.is_none(), "{out:?}");
+    assert_eq!(out.runs[0].status, RunStatus::TimedOut);
+    assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+    assert!(out.errors[0].message.starts_with("timed out after 1s"), "{}", out.errors[0].message);
+    let request = request.await.unwrap();
+    assert!(request.head.to_ascii_lowercase().starts_with("post /v1/messages "), "{}", request.head);
 }
