@@ -105,6 +105,7 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 // tree-sitter reads the `{name}` of `exec {name}<file` as a word before the
                 // redirect.
                 let mut fd = descriptor_before(self.slice(0, node.start_byte()));
+                let mut descriptor_child = false;
                 for (field, child) in children(node) {
                     match field {
                         Some("destination") => destinations.push(child),
@@ -117,6 +118,7 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                                 self.out.hazard(Hazard::ParseError);
                             }
                             fd = Some(descriptor.parse::<u32>().ok());
+                            descriptor_child = true;
                         }
                         _ if !child.is_named() => operator = self.text(child),
                         _ => self.statement(child),
@@ -133,6 +135,10 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 let duplicating = matches!(operator, ">&" | "<&")
                     && destinations.first().is_some_and(|target| self.text(*target).contains('\\'));
                 if split || duplicating {
+                    self.out.hazard(Hazard::ParseError);
+                }
+                // `&>` and `&>>` take no descriptor: to bash `ls 2&>f` runs `ls 2`.
+                if descriptor_child && matches!(operator, "&>" | "&>>") {
                     self.out.hazard(Hazard::ParseError);
                 }
                 let closes = matches!(operator, "<&-" | ">&-");

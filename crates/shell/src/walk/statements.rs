@@ -556,9 +556,20 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
 }
 
 /// Whether `number`, an argument of `command`, is directly followed by a file redirect (in the
-/// command, or the first of the statement it ends): then it is that redirect's descriptor.
+/// command, or the first of the statement, pipeline or list it ends: `a|b 0<t`): then it is
+/// that redirect's descriptor. `&>` and `&>>` take none (`ls 2&>f` runs `ls 2`).
 fn glued_to_a_redirect(number: Node<'_>, command: Node<'_>) -> bool {
-    let next =
-        number.next_sibling().or_else(|| command.next_sibling().filter(|_| command.end_byte() == number.end_byte()));
-    next.is_some_and(|next| kind(next) == Kind::FileRedirect && next.start_byte() == number.end_byte())
+    let mut next = number.next_sibling();
+    let mut up = Some(command);
+    while next.is_none() {
+        let Some(node) = up.filter(|node| node.end_byte() == number.end_byte()) else { break };
+        next = node.next_sibling();
+        up = node.parent();
+    }
+    next.is_some_and(|next| {
+        let operator = (0..next.child_count()).filter_map(|i| next.child(i)).find(|c| !c.is_named()).map(|c| c.kind());
+        kind(next) == Kind::FileRedirect
+            && next.start_byte() == number.end_byte()
+            && !matches!(operator, Some("&>" | "&>>"))
+    })
 }

@@ -175,7 +175,13 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 let mut position = node.start_byte();
                 let mut children = kids(node).peekable();
                 while let Some(child) = children.next() {
-                    word.push_unquoted(self.slice(position, child.start_byte()));
+                    let gap = self.slice(position, child.start_byte());
+                    // A blank between the pieces ends the word to bash (`>. ``t` is `>.` and a
+                    // command ``` ``t ```): tree-sitter read two words as one.
+                    if has_unescaped_blank(gap) {
+                        self.out.hazard(Hazard::ParseError);
+                    }
+                    word.push_unquoted(gap);
                     if child.is_named() {
                         self.word_part(child, word);
                     } else {
@@ -188,9 +194,16 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                             && children.peek().is_some_and(|next| {
                                 kind(*next) == Kind::String && next.start_byte() == child.end_byte()
                             });
-                        if translated || text == "``" {
+                        let empty_backticks = text.len() >= 2
+                            && text.starts_with('`')
+                            && text.ends_with('`')
+                            && text[1..text.len() - 1].bytes().all(|b| b == b' ' || b == b'\t');
+                        if translated || empty_backticks {
                             word.expansion = true;
                         } else {
+                            if has_unescaped_blank(text) {
+                                self.out.hazard(Hazard::ParseError);
+                            }
                             word.push_unquoted(text);
                         }
                     }

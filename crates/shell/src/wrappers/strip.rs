@@ -30,6 +30,11 @@ pub(crate) fn strip<'s>(wrapper: Wrapper, words: &[Word<'s>], at: usize) -> Stri
         Wrapper::Time => {
             let scan = scan_options(words, start, &OptSpec { flags: "p", ..OptSpec::default() });
             strip.unresolved = scan.unresolved;
+            // The keyword takes `-p` only as written so: `time \-p` and `time '-p'` run a
+            // command named `-p`.
+            if words.get(start).is_some_and(|w| w.value.starts_with('-') && w.end - w.start != w.value.len()) {
+                strip.unresolved = true;
+            }
             // The simple command after the keyword may start with assignments: taken by
             // `emit_from`, which sees how they were written (`'X=1 ls'` is a command name).
             scan.next
