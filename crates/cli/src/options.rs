@@ -288,6 +288,13 @@ impl SessionOpts {
         for d in &configs.diagnostics {
             eprintln!("toolgate: {d}");
         }
+        // A project server left unstarted says why once, naming the setting that starts it
+        // (with no person at a terminal nothing else would).
+        for server in configs.servers.iter().filter(|s| !s.disabled) {
+            if let Some(why) = &server.not_approved {
+                eprintln!("toolgate: the .mcp.json server `{}` was not started: {why}", server.name);
+            }
+        }
         if configs.servers.is_empty() {
             return None;
         }

@@ -606,10 +606,15 @@ fn a_project_mcp_server_starts_only_once_trusted_and_approved() {
     std::fs::create_dir_all(home.join(".claude")).unwrap();
     std::fs::write(home.join(".claude/settings.json"), allow.to_string()).unwrap();
     let run = |args: &[&str]| toolgate_at(&home, &project).env("MCP_TIMEOUT", "1500").args(args).output().unwrap();
-    let not_started = |when: &str| {
+    // With no person to ask, `tools` says why the server was not started and what starts it.
+    let not_started = |when: &str, why: &str| {
         for args in [&["check", "mcp__srv__drop", "{}"][..], &["tools"], &["settings"], &["mcp", "list"]] {
             let out = run(args);
             assert!(!marker.exists(), "{when}: `toolgate {}` started the server", args.join(" "));
+            if args[0] == "tools" {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(stderr.contains("`srv` was not started") && stderr.contains(why), "{when}: {stderr}");
+            }
             if args[0] == "check" {
                 assert!(
                     String::from_utf8_lossy(&out.stdout).starts_with("allow"),
@@ -623,9 +628,9 @@ fn a_project_mcp_server_starts_only_once_trusted_and_approved() {
             }
         }
     };
-    not_started("untrusted");
+    not_started("untrusted", "toolgate trust [DIR]");
     assert!(run(&["trust"]).status.success());
-    not_started("trusted, not approved");
+    not_started("trusted, not approved", "enabledMcpjsonServers");
     std::fs::write(project.join(".claude/settings.local.json"), r#"{"enabledMcpjsonServers": ["srv"]}"#).unwrap();
     let check = run(&["check", "mcp__srv__drop", "{}"]);
     assert!(String::from_utf8_lossy(&check.stdout).starts_with("allow"), "{}", String::from_utf8_lossy(&check.stdout));
@@ -640,11 +645,14 @@ fn a_project_mcp_server_starts_only_once_trusted_and_approved() {
 #[test]
 fn mcp_serve_does_not_wait_for_a_slow_server() {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
     let config = json!({"mcpServers": {"hangs": {"command": "sleep", "args": ["600"]}}}).to_string();
+    let read = json!({"name": "Read", "arguments": {"file_path": dir.path().join("a.txt")}});
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": read}),
     ];
     let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
     let started = std::time::Instant::now();
@@ -662,6 +670,9 @@ fn mcp_serve_does_not_wait_for_a_slow_server() {
     assert!(replies.iter().any(|r| r["id"] == 1 && r["result"]["serverInfo"].is_object()), "{replies:?}");
     let tools = replies.iter().find(|r| r["id"] == 2).unwrap_or_else(|| panic!("no tools/list reply: {replies:?}"));
     assert!(tools["result"]["tools"].as_array().is_some_and(|t| t.iter().any(|t| t["name"] == "Read")), "{tools}");
+    // A built-in Read is answered while the other server is still starting.
+    let read = replies.iter().find(|r| r["id"] == 3).unwrap_or_else(|| panic!("no Read reply: {replies:?}"));
+    assert!(read["result"].to_string().contains("alpha") && read["result"]["isError"] != true, "{read}");
     assert!(started.elapsed() < std::time::Duration::from_secs(120), "took {:?}", started.elapsed());
 }
 

@@ -112,9 +112,22 @@ pub(crate) fn bash_content<'b>(
     let mut read_only: SmallVec<[bool; 4]> = analysis.commands.iter().map(is_read_only_command).collect();
     // A read-only program that a repository file points at another program is no read
     // (`cargo --version` runs the toolchain `rust-toolchain.toml` names).
+    // The program may run in a folder the line changes to (`cd sub && cargo --version`, with
+    // `sub/rust-toolchain.toml`): each folder a `cd` reaches is looked in too.
+    let dirs = crate::program_files::folders_reached(analysis, &ctx.cwd);
     for (cmd, read_only) in analysis.commands.iter().zip(read_only.iter_mut()).filter(|(_, r)| **r) {
         let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
-        if let Some(file) = crate::program_redirect(program, &ctx.cwd, home) {
+        if !crate::program_files::redirectable(program) {
+            continue;
+        }
+        let Some(dirs) = &dirs else {
+            *read_only = false;
+            check.content.bash_hazard.get_or_insert_with(|| {
+                format!("`{program}` runs in a folder known only at run time, whose files may choose what it runs")
+            });
+            continue;
+        };
+        if let Some(file) = dirs.iter().find_map(|dir| crate::program_redirect(program, dir, home)) {
             *read_only = false;
             check
                 .content

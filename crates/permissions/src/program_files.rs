@@ -74,6 +74,33 @@ pub fn program_redirect(program: &str, cwd: &Path, home: Option<&Path>) -> Optio
         .find(|path| path.exists())
 }
 
+/// Whether a repository file can choose what `program` runs (git, or a program of the table).
+pub(crate) fn redirectable(program: &str) -> bool {
+    program == "git" || PROGRAM_FILES.iter().any(|(name, _)| *name == program)
+}
+
+/// The folders a line's commands may run in: `cwd` and every folder its `cd` and `pushd`
+/// commands reach, each taken from the one before (more folders than bash visits, never
+/// fewer); `None` when one is known only at run time (`cd "$D"`, `cd -`, a bare `cd`,
+/// `popd`).
+pub(crate) fn folders_reached(analysis: &toolgate_shell::BashAnalysis<'_>, cwd: &Path) -> Option<Vec<PathBuf>> {
+    let mut dirs = vec![cwd.to_path_buf()];
+    for cmd in &analysis.commands {
+        let Some(name) = cmd.argv.first().map(|name| toolgate_shell::basename(name)) else { continue };
+        if !matches!(name, "cd" | "pushd" | "popd") {
+            continue;
+        }
+        let operands: Vec<&str> = cmd.argv[1..].iter().map(|w| &**w).filter(|w| !w.starts_with('-')).collect();
+        let [target] = operands[..] else { return None };
+        if name == "popd" || target.contains(['$', '`', '*', '?', '[', '~']) {
+            return None;
+        }
+        let last = dirs.last().cloned().unwrap_or_else(|| cwd.to_path_buf());
+        dirs.push(toolgate_core::normalize_path(&last.join(target)));
+    }
+    Some(dirs)
+}
+
 /// The repository configuration above `cwd` that sets a key git runs (`core.fsmonitor`,
 /// `core.pager`, an alias, a filter …), if any. A worktree's `.git` file is followed to its
 /// git folder and the main repository's.

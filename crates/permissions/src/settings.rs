@@ -240,8 +240,9 @@ impl LoadedSettings {
             origin: cwd.display().to_string(),
             message: format!(
                 "this folder is not trusted, so its project settings may only tighten: their deny and ask \
-                 rules apply, and {} do not; run `toolgate trust` here once you trust the repository \
-                 (it records trust in ~/.claude.json, as Claude Code's trust dialog does)",
+                 rules apply, and {} do not; once you trust the repository, run `toolgate trust [DIR]` \
+                 or answer yes when toolgate asks in a terminal (either records trust in ~/.claude.json, \
+                 as Claude Code's trust dialog does)",
                 ignored.join(", ")
             ),
         });

@@ -386,7 +386,7 @@ impl McpConfigLoader {
     /// Why the project server `name` may not start, if it may not.
     fn project_approval(&self, name: &str) -> Option<String> {
         if !self.trusted {
-            return Some("this folder is not trusted: run `toolgate trust` here once you trust it".to_owned());
+            return Some("this folder is not trusted: run `toolgate trust [DIR]` (or answer yes when toolgate asks in a terminal) once you trust it".to_owned());
         }
         (!self.enable_all && !self.enabled.iter().any(|n| n == name)).then(|| {
             format!(

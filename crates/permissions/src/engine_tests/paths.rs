@@ -151,6 +151,37 @@ fn a_program_a_repository_file_redirects_is_not_read_only() {
     }
 }
 
+/// A repository file in a folder the line moves to redirects the program as one in the working
+/// directory does (`cd sub && cargo --version` runs the toolchain `sub/rust-toolchain.toml`
+/// names); a folder known only at run time may hold one.
+#[test]
+fn a_program_is_judged_in_each_folder_the_line_moves_to() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::create_dir_all(repo.join("sub/deeper")).unwrap();
+    let engine = PermissionEngine::builder(PermissionSettings::default()).home(None).cwd(&repo).build();
+    let mut ctx = ToolContext::new(&repo);
+    ctx.permission_mode = Dflt;
+    let decide = |command: &str| engine.evaluate(&tool("Bash"), &json!({"command": command}), &ctx, None).decision;
+    for command in ["cd sub && cargo --version", "cd sub; cd deeper && cargo --version", "cd sub && ls"] {
+        assert_eq!(decide(command).behavior, Allow, "{command} with no such file");
+    }
+    std::fs::write(repo.join("sub/deeper/rust-toolchain.toml"), "[toolchain]\npath = \"/tmp/evil\"\n").unwrap();
+    for command in [
+        "cd sub/deeper && cargo --version",
+        "cd sub; cd deeper && cargo --version",
+        "pushd sub/deeper && cargo --version",
+    ] {
+        let decision = decide(command);
+        assert_eq!(decision.behavior, Ask, "{command}");
+        assert!(decision.message.contains("rust-toolchain.toml"), "{command}: {}", decision.message);
+    }
+    assert_eq!(decide("cd sub/deeper && ls").behavior, Allow, "ls reads no such file");
+    for command in ["cd \"$D\" && cargo --version", "cd - && cargo --version", "cd && git status"] {
+        assert_eq!(decide(command).behavior, Ask, "{command}");
+    }
+}
+
 /// Where Claude Code 2.1.197 asks and toolgate allowed (the floor comparison in
 /// `dev/claude-code-floor/`): a prefix rule for `find` or `awk` does not approve a use that
 /// deletes, writes or runs, a bare `Edit` allow rule does not approve Write, what prints the
