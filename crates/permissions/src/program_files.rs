@@ -81,10 +81,12 @@ pub(crate) fn redirectable(program: &str) -> bool {
 
 /// The folders a line's commands may run in: `cwd` and every folder its `cd` and `pushd`
 /// commands reach, each taken from the one before (more folders than bash visits, never
-/// fewer); `None` when one is known only at run time (`cd "$D"`, `cd -`, a bare `cd`,
-/// `popd`).
+/// fewer), both as written and with links followed (programs look above the folder they
+/// really run in: `cd a/link` into a folder whose parent holds `rust-toolchain.toml`);
+/// `None` when one is known only at run time (`cd "$D"`, `cd -`, a bare `cd`, `popd`).
 pub(crate) fn folders_reached(analysis: &toolgate_shell::BashAnalysis<'_>, cwd: &Path) -> Option<Vec<PathBuf>> {
     let mut dirs = vec![cwd.to_path_buf()];
+    dirs.extend(std::fs::canonicalize(cwd).ok());
     for cmd in &analysis.commands {
         let Some(name) = cmd.argv.first().map(|name| toolgate_shell::basename(name)) else { continue };
         if !matches!(name, "cd" | "pushd" | "popd") {
@@ -95,8 +97,24 @@ pub(crate) fn folders_reached(analysis: &toolgate_shell::BashAnalysis<'_>, cwd: 
         if name == "popd" || target.contains(['$', '`', '*', '?', '[', '~']) {
             return None;
         }
-        let last = dirs.last().cloned().unwrap_or_else(|| cwd.to_path_buf());
-        dirs.push(toolgate_core::normalize_path(&last.join(target)));
+        // From every folder reached so far (a `cd` in a subshell or one that failed leaves
+        // the folder as it was): the logical path bash's `cd` takes, and the physical one
+        // `cd -P` and the programs themselves see.
+        let mut reached = Vec::new();
+        for dir in &dirs {
+            let joined = dir.join(target);
+            reached.push(toolgate_core::normalize_path(&joined));
+            reached.extend(std::fs::canonicalize(&joined).ok());
+        }
+        for dir in reached {
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        // Past a bound the line moves too much to follow.
+        if dirs.len() > 64 {
+            return None;
+        }
     }
     Some(dirs)
 }

@@ -177,6 +177,13 @@ fn a_program_is_judged_in_each_folder_the_line_moves_to() {
         assert!(decision.message.contains("rust-toolchain.toml"), "{command}: {}", decision.message);
     }
     assert_eq!(decide("cd sub/deeper && ls").behavior, Allow, "ls reads no such file");
+    // Through a link to a folder below the one holding the file, as written or physically.
+    std::fs::create_dir_all(repo.join("sub/deeper/inner")).unwrap();
+    std::fs::create_dir_all(repo.join("a")).unwrap();
+    std::os::unix::fs::symlink("../sub/deeper/inner", repo.join("a/link")).unwrap();
+    for command in ["cd a/link && cargo --version", "cd -P a/link/.. && cargo --version"] {
+        assert_eq!(decide(command).behavior, Ask, "{command}");
+    }
     for command in ["cd \"$D\" && cargo --version", "cd - && cargo --version", "cd && git status"] {
         assert_eq!(decide(command).behavior, Ask, "{command}");
     }
