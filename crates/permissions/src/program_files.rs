@@ -33,14 +33,20 @@ const NODE: &[&str] = &[".npmrc"];
 /// Keys of a repository's git configuration (lower case) whose value git runs or loads: a
 /// `git status` there runs it.
 const GIT_RUNNING_KEYS: &[&str] = &[
+    "alternaterefscommand",
     "askpass",
+    "cmd",
+    "command",
+    "defaultkeycommand",
     "editor",
     "external",
     "fsmonitor",
     "gitproxy",
     "helper",
     "hookspath",
+    "packobjectshook",
     "pager",
+    "program",
     "sshcommand",
     "textconv",
     "[alias",
@@ -134,7 +140,11 @@ fn git_config_that_runs(cwd: &Path) -> Option<PathBuf> {
         }
         git_dirs[0] = dir;
     }
-    git_dirs.into_iter().map(|dir| dir.join("config")).find(|config| runs_a_program(config))
+    // `config.worktree` is read too where `extensions.worktreeConfig` is on.
+    git_dirs
+        .into_iter()
+        .flat_map(|dir| [dir.join("config"), dir.join("config.worktree")])
+        .find(|config| runs_a_program(config))
 }
 
 /// Whether the git configuration file `config` sets a key of [`GIT_RUNNING_KEYS`].
@@ -176,10 +186,26 @@ mod tests {
         let plain = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = x\n";
         std::fs::write(git.join("config"), plain).unwrap();
         assert_eq!(program_redirect("git", tmp.path(), None), None);
-        for runs in ["[core]\n\tfsmonitor = ./evil\n", "[core]\n  hooksPath=h\n", "[alias]\n\tst = !sh\n"] {
+        for runs in [
+            "[core]\n\tfsmonitor = ./evil\n",
+            "[core]\n  hooksPath=h\n",
+            "[alias]\n\tst = !sh\n",
+            // `git log` runs gpg.program where log.showSignature is set.
+            "[gpg]\n\tprogram = ./evil\n[log]\n\tshowSignature = true\n",
+            "[gpg \"ssh\"]\n\tdefaultKeyCommand = ./evil\n",
+            "[diff \"x\"]\n\tcommand = ./evil\n",
+            "[difftool \"x\"]\n\tcmd = ./evil\n",
+            "[core]\n\talternateRefsCommand = ./evil\n",
+            "[uploadpack]\n\tpackObjectsHook = ./evil\n",
+        ] {
             std::fs::write(git.join("config"), format!("{plain}{runs}")).unwrap();
             assert!(program_redirect("git", tmp.path(), None).is_some(), "{runs}");
         }
+        std::fs::write(git.join("config"), plain).unwrap();
+        std::fs::write(git.join("config.worktree"), "[core]\n\tfsmonitor = ./evil\n").unwrap();
+        assert!(program_redirect("git", tmp.path(), None).is_some(), "config.worktree");
+        std::fs::remove_file(git.join("config.worktree")).unwrap();
+        std::fs::write(git.join("config"), format!("{plain}[core]\n\tfsmonitor = ./evil\n")).unwrap();
         // A worktree: its `.git` file leads to its git folder, whose `commondir` is the main one.
         let worktree = tmp.path().join("wt");
         let wt_git = git.join("worktrees/wt");
