@@ -113,14 +113,16 @@ pub(crate) fn bash_content<'b>(
     // A read-only program that a repository file points at another program is no read
     // (`cargo --version` runs the toolchain `rust-toolchain.toml` names).
     // The program may run in a folder the line changes to (`cd sub && cargo --version`, with
-    // `sub/rust-toolchain.toml`): each folder a `cd` reaches is looked in too.
-    let dirs = crate::program_files::folders_reached(analysis, &ctx.cwd);
+    // `sub/rust-toolchain.toml`): each folder a `cd` reaches is looked in too, found once and
+    // only for a line that runs such a program.
+    let mut reached = None;
     for (cmd, read_only) in analysis.commands.iter().zip(read_only.iter_mut()).filter(|(_, r)| **r) {
         let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
         if !crate::program_files::redirectable(program) {
             continue;
         }
-        let Some(dirs) = &dirs else {
+        let Some(dirs) = reached.get_or_insert_with(|| crate::program_files::folders_reached(analysis, &ctx.cwd))
+        else {
             *read_only = false;
             check.content.bash_hazard.get_or_insert_with(|| {
                 format!("`{program}` runs in a folder known only at run time, whose files may choose what it runs")

@@ -92,7 +92,7 @@ pub(crate) fn redirectable(program: &str) -> bool {
 /// `None` when one is known only at run time (`cd "$D"`, `cd -`, a bare `cd`, `popd`).
 pub(crate) fn folders_reached(analysis: &toolgate_shell::BashAnalysis<'_>, cwd: &Path) -> Option<Vec<PathBuf>> {
     let mut dirs = vec![cwd.to_path_buf()];
-    dirs.extend(std::fs::canonicalize(cwd).ok());
+    dirs.extend(std::fs::canonicalize(cwd).ok().filter(|real| real != cwd));
     for cmd in &analysis.commands {
         let Some(name) = cmd.argv.first().map(|name| toolgate_shell::basename(name)) else { continue };
         if !matches!(name, "cd" | "pushd" | "popd") {
