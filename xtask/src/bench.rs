@@ -36,9 +36,19 @@
 //!
 //! `--quick` runs every row with fewer files, a 64 MB file, 3 process runs per side and
 //! divan capped at 10 samples and one second per bench.
+//!
+//! `--only N` runs the rows numbered N (`--only 12`: 12a and 12b) and prints them without
+//! writing `bench/RESULTS.md` unless `--out` is given. Row 12 times nothing, so alone it
+//! builds only the debug `toolgate` and none of the benches, or takes the binary named by
+//! `--toolgate FILE` and builds nothing.
+//!
+//! `--write-model-facing-scenario FILE` writes row 12's Claude Code oracle scenario and
+//! stops (see `bench/model-facing/README.md`).
 
 mod corpus;
 mod divan;
+mod json;
+mod model_facing;
 mod table;
 
 use std::collections::BTreeMap;
@@ -58,7 +68,20 @@ struct Options {
     quick: bool,
     corpus: Option<PathBuf>,
     out: Option<PathBuf>,
+    /// Only the rows of this number.
+    only: Option<String>,
+    /// Write row 12's oracle scenario here, and run nothing.
+    scenario: Option<PathBuf>,
+    /// With `--only 12`: this `toolgate` binary instead of a fresh debug build (to measure
+    /// one built at an earlier commit).
+    toolgate: Option<PathBuf>,
 }
+
+/// A row group's measurement.
+type Measure = fn(&Bench) -> Vec<Row>;
+
+/// The row numbers `--only` takes (rows 1 and 2 are measured together).
+const ROW_NUMBERS: [&str; 12] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
 
 /// Runs `cargo xtask bench` with the arguments after `bench`.
 pub(crate) fn run(args: &[&str]) -> ExitCode {
@@ -86,8 +109,22 @@ fn parse_args(args: &[&str]) -> anyhow::Result<Options> {
             "--quick" => options.quick = true,
             "--corpus" => options.corpus = Some(args.next().context("--corpus needs a directory")?.into()),
             "--out" => options.out = Some(args.next().context("--out needs a file")?.into()),
+            "--only" => {
+                let row = args.next().context("--only needs a row number")?;
+                if !ROW_NUMBERS.contains(row) {
+                    bail!("--only {row}: the rows are numbered {}", ROW_NUMBERS.join(", "));
+                }
+                options.only = Some((*row).to_owned());
+            }
+            "--toolgate" => options.toolgate = Some(args.next().context("--toolgate needs a binary")?.into()),
+            "--write-model-facing-scenario" => {
+                options.scenario = Some(args.next().context("--write-model-facing-scenario needs a file")?.into());
+            }
             other => bail!("unknown argument `{other}`"),
         }
+    }
+    if options.toolgate.is_some() && options.only.as_deref() != Some("12") {
+        bail!("--toolgate is for --only 12, whose row times nothing");
     }
     if let Some(dir) = &options.corpus
         && !dir.is_dir()
@@ -119,6 +156,13 @@ struct Bench {
 }
 
 fn run_with(options: &Options) -> anyhow::Result<()> {
+    if let Some(file) = &options.scenario {
+        let scenario = model_facing::scenario(&model_facing::text_files())?;
+        std::fs::write(file, scenario).with_context(|| format!("writing {}", file.display()))?;
+        eprintln!("xtask bench: wrote row 12's oracle scenario to {}", file.display());
+        return Ok(());
+    }
+    let wanted = |row: &str| options.only.as_deref().is_none_or(|only| only == row);
     let started = Instant::now();
     let load = std::fs::read_to_string("/proc/loadavg")
         .ok()
@@ -127,9 +171,13 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().context("xtask has no parent directory")?.to_owned();
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let target = std::path::absolute(&target).context("the target directory")?;
+    let only_model_facing = options.only.as_deref() == Some("12");
     let bench = Bench {
         quick: options.quick,
-        toolgate: target.join("release/toolgate"),
+        toolgate: match &options.toolgate {
+            Some(binary) => std::path::absolute(binary)?,
+            None => target.join(if only_model_facing { "debug/toolgate" } else { "release/toolgate" }),
+        },
         root,
         target,
         rg: on_path(&["rg"]),
@@ -139,11 +187,22 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         executables: BTreeMap::new(),
     };
     let mut bench = bench;
-    bench.executables = bench.build()?;
+    if options.toolgate.is_some() {
+        step(&format!("no build: {} as given", bench.toolgate.display()));
+    } else if only_model_facing {
+        step("build (dev profile: row 12 counts characters and times nothing)");
+        let build = Cmd::cargo().args(["build", "-p", "toolgate"]);
+        if !cmd::run(&build, Output::Inherit)?.success {
+            bail!("`{}` failed", build.display());
+        }
+    } else {
+        bench.executables = bench.build()?;
+    }
     let build_seconds = started.elapsed().as_secs();
 
     let (tree, pattern, corpus_name) = match &options.corpus {
         Some(dir) => (std::path::absolute(dir)?, "fn main", format!("`{}` (given with --corpus)", dir.display())),
+        None if !(wanted("1") || wanted("2")) => (PathBuf::new(), NEEDLE, "nothing (not run)".to_owned()),
         None => {
             let shape = if bench.quick { TreeShape::QUICK } else { TreeShape::FULL };
             let dir = bench.target.join(if bench.quick { "bench-corpus-quick" } else { "bench-corpus" });
@@ -159,17 +218,27 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
     };
 
     let mut rows = Vec::new();
-    rows.extend(bench.search_library(&tree, pattern));
-    rows.extend(bench.search_process(&tree, pattern));
-    rows.extend(bench.read_window());
-    rows.extend(bench.bash_decision());
-    rows.extend(bench.pipeline());
-    rows.extend(bench.hook());
-    rows.extend(bench.tool_search());
-    rows.extend(bench.mcp_call());
-    rows.extend(bench.mcp_serve());
-    rows.extend(bench.startup());
-    rows.extend(bench.claude_code_hook());
+    if wanted("1") || wanted("2") {
+        rows.extend(bench.search_library(&tree, pattern));
+        rows.extend(bench.search_process(&tree, pattern));
+    }
+    let groups: [(&str, Measure); 10] = [
+        ("3", Bench::read_window),
+        ("4", Bench::bash_decision),
+        ("5", Bench::pipeline),
+        ("6", Bench::hook),
+        ("7", Bench::tool_search),
+        ("8", Bench::mcp_call),
+        ("10", Bench::mcp_serve),
+        ("9", Bench::startup),
+        ("11", Bench::claude_code_hook),
+        ("12", Bench::model_facing),
+    ];
+    for (row, measure) in groups {
+        if wanted(row) {
+            rows.extend(measure(&bench));
+        }
+    }
 
     let header = Header {
         commit: commit(&bench.root),
@@ -182,7 +251,11 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
     };
     let text = table::render(&header, &rows);
     println!("\n{text}");
-    let out = options.out.clone().unwrap_or_else(|| bench.root.join("bench/RESULTS.md"));
+    let out = match (&options.out, &options.only) {
+        (Some(out), _) => out.clone(),
+        (None, Some(_)) => return Ok(()),
+        (None, None) => bench.root.join("bench/RESULTS.md"),
+    };
     if let Some(parent) = out.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
@@ -674,6 +747,104 @@ impl Bench {
         rows
     }
 
+    /// Row 12: the characters the model reads for a fixed set of calls (see
+    /// [`model_facing`]), ours against Claude Code 2.1.197's committed texts; and the core
+    /// tool definitions' estimated tokens against the 5,000 the design allows.
+    fn model_facing(&self) -> Vec<Row> {
+        let what = (
+            "model-facing characters: 8 calls (Glob, Grep in each mode, Read, Edit, Write, a failing Bash) vs Claude Code 2.1.197's texts",
+            "core tool definitions (not deferred), estimated tokens (characters / 4)",
+        );
+        step(&format!("model-facing: {}", what.0));
+        let mut rows = vec![match self.model_facing_characters() {
+            Ok((ours, theirs, note)) => {
+                Row::new("12a", what.0, Quantity::Characters(ours), Some(Quantity::Characters(theirs)), Target::None)
+                    .note(note)
+            }
+            Err(error) => Row::skipped("12a", what.0, Target::None, format!("{error:#}")),
+        }];
+        let target = Target::Below(Quantity::Tokens(5_000));
+        let dir = self.target.join("bench-empty");
+        let tools = std::fs::create_dir_all(&dir)
+            .context("creating the empty project")
+            .and_then(|()| cmd::timed(&self.toolgate_cmd(&dir).args(["tools", "--format", "anthropic"])));
+        rows.push(match tools.and_then(|out| model_facing::core_definitions(&String::from_utf8_lossy(&out.stdout))) {
+            Ok((characters, per_tool)) => {
+                let tools =
+                    per_tool.iter().map(|(name, n)| format!("{name} {}", n.div_ceil(4))).collect::<Vec<_>>().join(", ");
+                Row::new("12b", what.1, Quantity::Tokens(characters.div_ceil(4) as u64), None, target).note(format!(
+                    "`toolgate tools --format anthropic` in an empty folder: {} tools not deferred, {characters} \
+                     characters of compact JSON (what a request carries). Per tool: {tools}.",
+                    per_tool.len()
+                ))
+            }
+            Err(error) => Row::skipped("12b", what.1, target, format!("{error:#}")),
+        });
+        rows
+    }
+
+    /// Runs row 12's calls through `toolgate run` in a fresh copy of the tree; returns our
+    /// characters, Claude Code's, and the note with the figures per call.
+    fn model_facing_characters(&self) -> anyhow::Result<(u64, u64, String)> {
+        let fixture_path = self.root.join(model_facing::FIXTURE);
+        let fixture = std::fs::read_to_string(&fixture_path)
+            .with_context(|| format!("reading {} (see bench/model-facing/README.md)", fixture_path.display()))?;
+        let files = model_facing::text_files();
+        let theirs = model_facing::claude_code_texts(&fixture, &model_facing::calls(&files)?)?;
+        let dir = self.target.join("bench-model-facing");
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+        }
+        let tree = dir.join("project");
+        for (rel, text) in &files {
+            let path = tree.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap_or(&tree))
+                .with_context(|| format!("creating the folder of {}", path.display()))?;
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+        let message = dir.join("message.json");
+        std::fs::write(&message, model_facing::message(&files, &tree)?)
+            .with_context(|| format!("writing {}", message.display()))?;
+        let run = self.toolgate_cmd(&tree).args(["--mode", "acceptEdits", "run"]).stdin_file(&message);
+        let out = cmd::timed(&run)?;
+        let ours = model_facing::toolgate_texts(&String::from_utf8_lossy(&out.stdout), &tree)
+            .with_context(|| format!("`{}`: {}", run.display(), String::from_utf8_lossy(&out.stderr).trim()))?;
+        if ours.len() != theirs.len() {
+            bail!("{} results from toolgate, {} in the fixture", ours.len(), theirs.len());
+        }
+        let mut per_call = Vec::new();
+        let (mut ours_total, mut theirs_total) = (0, 0);
+        for (ours, (name, theirs)) in ours.iter().zip(&theirs) {
+            let (a, b) = (ours.chars().count() as u64, theirs.chars().count() as u64);
+            ours_total += a;
+            theirs_total += b;
+            per_call.push(format!("{name} {a} vs {b}"));
+        }
+        let grep_modes = ["files_with_matches", "content", "count"];
+        let mut grep = grep_modes.iter();
+        let per_call = per_call
+            .into_iter()
+            .map(|entry| match entry.strip_prefix("Grep ") {
+                Some(rest) => format!("Grep {} {rest}", grep.next().unwrap_or(&"")),
+                None => entry,
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok((
+            ours_total,
+            theirs_total,
+            format!(
+                "The calls of `xtask/src/bench/model_facing.rs` over a {}-file tree from the same generator \
+                 (text files only), pattern `{}`, in acceptEdits; Claude Code's texts are `{}`, captured once with \
+                 the oracle. Both sides' project folder counted as `{}`. Per call, ours vs Claude Code's: {per_call}.",
+                files.len(),
+                model_facing::PATTERN,
+                model_facing::FIXTURE,
+                model_facing::PROJECT,
+            ),
+        ))
+    }
+
     /// `toolgate` with no user settings and no MCP servers, in `dir`.
     fn toolgate_cmd(&self, dir: &Path) -> Cmd {
         Cmd::new(&self.toolgate).cwd(dir).arg("--no-user-settings").arg("--strict-mcp-config").arg("--cwd").arg(dir)
@@ -1092,6 +1263,9 @@ interleaved             fastest       │ slowest       │ median        │ me
         assert!(parse_args(&["--corpus"]).is_err());
         assert!(parse_args(&["--corpus", "/definitely/not/here"]).is_err());
         assert!(parse_args(&["--fast"]).is_err());
+        assert_eq!(parse_args(&["--only", "12"]).unwrap().only.as_deref(), Some("12"));
+        assert!(parse_args(&["--only", "13"]).is_err());
+        assert!(parse_args(&["--toolgate", "/bin/true"]).is_err(), "--toolgate needs --only 12");
     }
 
     #[test]

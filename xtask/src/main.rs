@@ -4,7 +4,7 @@
 //!
 //! - `cargo xtask ci`: the single gate (see [`ci`] for its steps, in order).
 //! - `cargo xtask ci --step NAME`: one step of the gate.
-//! - `cargo xtask bench [--quick] [--corpus DIR] [--out FILE]`: toolgate measured beside
+//! - `cargo xtask bench [--quick] [--corpus DIR] [--out FILE] [--only N]`: toolgate measured beside
 //!   `rg`, `fd`, `sed` and direct library calls, written to `bench/RESULTS.md` (see
 //!   [`mod@bench`]).
 //! - `cargo xtask fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target (see [`mod@fuzz`]).
@@ -62,8 +62,10 @@ fn usage() -> String {
          commands:\n\
          \x20   ci                  run every step of the gate, in order\n\
          \x20   ci --step NAME      run one step\n\
-         \x20   bench [--quick] [--corpus DIR] [--out FILE]\n\
+         \x20   bench [--quick] [--corpus DIR] [--out FILE] [--only N [--toolgate FILE]]\n\
          \x20                       measure beside rg, fd and sed; write bench/RESULTS.md\n\
+         \x20   bench --write-model-facing-scenario FILE\n\
+         \x20                       write row 12's Claude Code oracle scenario\n\
          \x20   fuzz [--seconds N] [TARGET...]\n\
          \x20                       run the cargo-fuzz targets (nightly)\n\
          \x20   fuzz shell [--minutes N]\n\

@@ -10,6 +10,10 @@ pub(crate) enum Quantity {
     Time(f64),
     /// Kilobytes (peak resident set size).
     Kilobytes(u64),
+    /// Characters of text a model reads.
+    Characters(u64),
+    /// Estimated tokens (characters / 4).
+    Tokens(u64),
 }
 
 impl Quantity {
@@ -21,7 +25,7 @@ impl Quantity {
     fn value(self) -> f64 {
         match self {
             Quantity::Time(seconds) => seconds,
-            Quantity::Kilobytes(kb) => kb as f64,
+            Quantity::Kilobytes(kb) | Quantity::Characters(kb) | Quantity::Tokens(kb) => kb as f64,
         }
     }
 
@@ -42,8 +46,23 @@ impl Quantity {
             }
             Quantity::Kilobytes(kb) if kb >= 1024 => format!("{} MB", significant(kb as f64 / 1024.0)),
             Quantity::Kilobytes(kb) => format!("{kb} KB"),
+            Quantity::Characters(n) => format!("{} chars", thousands(n)),
+            Quantity::Tokens(n) => format!("{} tokens", thousands(n)),
         }
     }
+}
+
+/// `n` with a comma between each group of three digits.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `value` with three significant digits, or no decimals from 1,000 up.
@@ -262,6 +281,9 @@ mod tests {
         assert_eq!(Quantity::Time(3.2e-9).display(), "3.20 ns");
         assert_eq!(Quantity::Kilobytes(512).display(), "512 KB");
         assert_eq!(Quantity::Kilobytes(10 * 1024).display(), "10.0 MB");
+        assert_eq!(Quantity::Characters(12_345).display(), "12,345 chars");
+        assert_eq!(Quantity::Tokens(999).display(), "999 tokens");
+        assert_eq!(Quantity::Tokens(1_234_567).display(), "1,234,567 tokens");
     }
 
     #[test]
