@@ -31,7 +31,7 @@
 //! found in one pass, and the rare checks live in functions of their own.
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
@@ -41,8 +41,9 @@ use toolgate_shell::{
 };
 
 use crate::bash_paths::{
-    Bases, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, glob_folder, glob_may_name_hidden,
-    operands, option_paths, option_values, output_paths, read_operands, recursion, sed_edits_only_operands, walk_below,
+    Bases, GitAnchor, GitReads, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, glob_folder,
+    glob_may_name_hidden, is_static_path, operands, option_paths, option_values, output_paths, read_operands,
+    recursion, repository_tops, sed_edits_only_operands, shell_path, walk_below,
 };
 use crate::content::{Content, Paths, concat};
 use crate::real_path::Forms;
@@ -213,11 +214,12 @@ pub(crate) fn bash_content<'b>(
         }
         // Files named in `--name=VALUE` options, and what git prints of a repository's files
         // (read, unless the command is not read-only).
-        let named = option_values(cmd);
-        let git_paths = if program == "git" { git_content_paths(cmd) } else { Strs::new() };
         let families: &[&str] = if command_read_only { &["Read"] } else { &["Read", "Edit"] };
-        for value in named.iter().chain(&git_paths) {
+        for value in &option_values(cmd) {
             check.operand(cmd, value, families, Access::Change { written: false });
+        }
+        if program == "git" {
+            check.git_reads(cmd, &git_content_paths(cmd), families);
         }
         // A recursive read (`grep -r`, `rg`, `diff` of folders) reads every file below its
         // folders, read-only or not.
@@ -396,6 +398,68 @@ impl Check<'_, '_, '_> {
             let shown = self.outside_form(&forms);
             self.outside(|| format!("`{}` {verb} {shown}, outside the working directories", cmd.text));
         }
+    }
+
+    /// What a `git` command prints of a repository's files, each path taken from where git
+    /// takes it: the folder it runs in (each base, then each `-C`), or the top of the
+    /// repository above that folder. A pattern is no read while a Read rule may match below
+    /// its folder, nor is a path of a repository known only at run time.
+    #[inline(never)]
+    fn git_reads(&mut self, cmd: &SimpleCommand<'_>, reads: &GitReads<'_>, families: &[&'static str]) {
+        if reads.paths.is_empty() {
+            return;
+        }
+        let runs_in = self.git_folders(&reads.dirs);
+        for &(path, anchor) in &reads.paths {
+            let from_top = matches!(anchor, GitAnchor::Top | GitAnchor::PatternTop);
+            let Some(runs_in) = runs_in.as_ref().filter(|_| !(from_top && reads.elsewhere)) else {
+                self.all_read_only = false;
+                self.accept_ok = false;
+                self.unknown_path(families, || {
+                    format!("`{}` reads `{path}` of a repository only known at run time", cmd.text)
+                });
+                continue;
+            };
+            let folders: SmallVec<[PathBuf; 2]> = match from_top {
+                true => runs_in.iter().flat_map(|dir| repository_tops(dir)).collect(),
+                false => runs_in.iter().cloned().collect(),
+            };
+            for folder in folders {
+                let target = folder.join(path);
+                if matches!(anchor, GitAnchor::PatternHere | GitAnchor::PatternTop) {
+                    let lexical = self.paths.forms(&target).swap_remove(0);
+                    if self.path_rules.restrict_reads_below(&lexical) {
+                        self.unknown_path(families, || {
+                            format!("`{}` reads the files a pathspec matches below {}", cmd.text, lexical.display())
+                        });
+                    }
+                } else if let Some(target) = target.to_str() {
+                    self.operand(cmd, target, families, Access::Change { written: false });
+                }
+            }
+        }
+    }
+
+    /// The folders a `git` command runs in: each base, then each of its `-C` folders; `None`
+    /// when one is only known at run time.
+    fn git_folders(&self, dirs: &[&str]) -> Option<SmallVec<[PathBuf; 2]>> {
+        if dirs.iter().any(|dir| !is_static_path(dir, self.home)) {
+            return None;
+        }
+        let absolute = dirs.iter().rposition(|dir| dir.starts_with('/') || dir.starts_with('~'));
+        if self.bases.unknown && absolute.is_none() {
+            return None;
+        }
+        let mut folders: SmallVec<[PathBuf; 2]> = match absolute {
+            Some(at) => smallvec::smallvec![shell_path(&self.bases.dirs[0], dirs[at], self.home)],
+            None => self.bases.dirs.iter().map(|dir| dir.to_path_buf()).collect(),
+        };
+        for dir in &dirs[absolute.map_or(0, |at| at + 1)..] {
+            for folder in &mut folders {
+                *folder = shell_path(folder, dir, self.home);
+            }
+        }
+        Some(folders)
     }
 
     /// The paths `cmd` (`cp`, `mv` or `sed`) writes that its options name (`-t DIR`, the

@@ -86,7 +86,7 @@ mod walk;
 mod word;
 mod wrappers;
 
-pub use git::{GIT_OPTIONS_WITH_VALUE, git_global_options};
+pub use git::{GIT_OPTIONS_WITH_VALUE, git_global_options, takes_value as git_takes_value};
 pub use readonly::{FlagList, flags_and_operands, safe_assignment, safe_env_name};
 pub use readonly::{is_read_only, is_read_only_command};
 pub use shared::{analyze_shared, parses_on_this_thread, recent_analysis};

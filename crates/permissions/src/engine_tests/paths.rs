@@ -108,6 +108,71 @@ fn every_way_git_prints_a_file_is_a_read_of_it() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// git takes `REV:path` and `:N:path` from the top of the repository (unless the path starts
+/// with `./` or `../`), and every path after `git -C DIR` from that folder: run in a subfolder,
+/// or with `-C`, each is still the file a Read deny rule names. A pathspec that is a pattern
+/// (`'*.env'`, `':(icase).ENV'`) may name any file below its folder: where a Read rule may
+/// match there, it is never approved, and a repository known only at run time (`--git-dir`,
+/// `GIT_DIR=`) likewise.
+#[test]
+fn git_reads_paths_from_where_git_takes_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap();
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("sub/deeper")).unwrap();
+    std::fs::create_dir_all(repo.join("secrets")).unwrap();
+    let s = settings_at(json!({"permissions": {"deny": ["Read(/secrets/key)"], "allow": ["Bash(git:*)"]}}), &repo);
+    let sub = repo.join("sub");
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd(&sub).build();
+    let decide = |command: &str, mode| {
+        let mut ctx = ToolContext::new(&sub);
+        ctx.permission_mode = mode;
+        let e = engine.evaluate(&tool("Bash"), &json!({"command": command}), &ctx, None);
+        (e.decision.behavior, e.decision.reason.kind())
+    };
+    let mut failures = Vec::new();
+    for command in [
+        "git show HEAD:secrets/key",
+        "git show main~2:secrets/key",
+        "git show :0:secrets/key",
+        "git show :secrets/key",
+        "git cat-file -p HEAD:secrets/key",
+        "git show HEAD:./../secrets/key",
+        "git -C deeper show HEAD:secrets/key",
+        "git -C .. show HEAD:./secrets/key",
+        "git -C .. log -p -- secrets/key",
+        "git -C .. blame secrets/key",
+        &format!("git -C {} -C .. log -p secrets/key", sub.display()),
+    ] {
+        for mode in [Dflt, AcceptEdits, Bypass] {
+            let got = decide(command, mode);
+            if got != (Deny, "rule") {
+                failures.push(format!("{command:?} in {mode}: {}/{}", got.0, got.1));
+            }
+        }
+    }
+    for command in [
+        "git -C .. log -p -- 'secrets/*'",
+        "git -C .. log -p -- 'secrets/ke?'",
+        "git log -p -- ':(top)secrets/*'",
+        "git log -p -- ':(icase)../SECRETS/KEY'",
+        "git --git-dir=/elsewhere/.git show HEAD:secrets/key",
+        "GIT_DIR=/elsewhere/.git git show HEAD:secrets/key",
+        "git --work-tree=.. show :secrets/key",
+    ] {
+        for mode in [Dflt, AcceptEdits, Bypass] {
+            let got = decide(command, mode);
+            if got.0 == Allow {
+                failures.push(format!("{command:?} in {mode}: {}/{}", got.0, got.1));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A file git takes from the top that no rule names stays read-only.
+    assert_eq!(decide("git show HEAD:README.md", Dflt).0, Allow);
+    assert_eq!(decide("git log -p -- 'src/*.rs'", Dflt).0, Allow);
+}
+
 /// git's global options are stated once: one that takes a value (`--attr-source TREE`, which
 /// three of four readers did not know) cannot make a subcommand's deny rule miss.
 #[test]
