@@ -542,7 +542,10 @@ async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
             let prompter = toolgate_mcp::McpPrompter::new();
             // The configured servers start in the background: a slow one does not hold up
             // this server's own answers, and its tools are announced when it connects.
-            let built = opts.build_with(Some(prompter.clone()), None, options::McpStart::InBackground).await?;
+            // An upstream server's question goes to the MCP client whose call it is serving.
+            let elicitor: std::sync::Arc<dyn toolgate_mcp::Elicitor> = prompter.clone();
+            let start = options::McpStart::InBackground(&elicitor);
+            let built = opts.build_with(Some(prompter.clone()), None, start).await?;
             // SIGTERM or SIGINT: stop taking requests, cancel the running calls (their
             // process groups are killed), shut down as when the client leaves, exit 0.
             let stop = toolgate_core::CancellationToken::new();
@@ -560,12 +563,16 @@ async fn mcp(opts: &SessionOpts, action: McpAction) -> anyhow::Result<Outcome> {
                     toolgate_mcp::ServedPrompt::new(skill.name.clone(), skill.description.clone(), render)
                 })
                 .collect();
-            let serve = toolgate_mcp::ServeOptions::new()
+            let mut serve = toolgate_mcp::ServeOptions::new()
                 .logs(mcp_logs::shared().clone())
                 .prompts(prompts)
                 .prompter(prompter)
                 .session_services(opts.mcp_session_services())
                 .shutdown(stop);
+            // A call of a tool of a server still starting waits for that server.
+            if let Some(manager) = &built.mcp {
+                serve = serve.upstream(manager.clone());
+            }
             let session = built.session.clone();
             // Clients hear `notifications/tools/list_changed`: no note about changed tools in results.
             session.tell_deferred_changes(false);

@@ -223,7 +223,7 @@ impl SessionOpts {
         settings: &LoadedSettings,
         wait: bool,
     ) -> Option<toolgate_mcp::McpManager> {
-        self.mcp_servers(cwd, settings, wait, None).await
+        self.mcp_servers(cwd, settings, wait, None, None).await
     }
 
     /// Where the MCP servers are configured: `~/.claude.json`, the project's `.mcp.json` (its
@@ -272,7 +272,7 @@ impl SessionOpts {
     }
 
     /// [`Self::mcp`], only the server whose tools are named `mcp__{only}__…` when `only` is
-    /// given.
+    /// given, the servers' questions going to `elicitor` when given (else to the terminal).
     #[cfg(feature = "mcp")]
     async fn mcp_servers(
         &self,
@@ -280,6 +280,7 @@ impl SessionOpts {
         settings: &LoadedSettings,
         wait: bool,
         only: Option<&str>,
+        elicitor: Option<Arc<dyn toolgate_mcp::Elicitor>>,
     ) -> Option<toolgate_mcp::McpManager> {
         let mut configs = self.mcp_loader(cwd, settings).load();
         if let Some(only) = only {
@@ -298,13 +299,16 @@ impl SessionOpts {
         if configs.servers.is_empty() {
             return None;
         }
-        // Servers get the session's working roots, and their questions go to the person at
-        // the terminal (declined without one).
+        // Servers get the session's working roots, and their questions go to the given
+        // elicitor (`mcp serve`: its own clients), else to the person at the terminal
+        // (declined without one).
         let mut roots = vec![cwd.to_path_buf()];
         roots.extend(settings.permissions().0.additional_directories);
         roots.extend(self.add_dir.iter().map(|dir| toolgate_core::normalize_path(&cwd.join(dir))));
         let mut options = toolgate_mcp::ConnectOptions::from_env(cwd).roots(roots);
-        if let Some(terminal) = TerminalPrompter::open() {
+        if let Some(elicitor) = elicitor {
+            options = options.elicitor(elicitor);
+        } else if let Some(terminal) = TerminalPrompter::open() {
             options = options.elicitor(Arc::new(terminal));
         }
         let manager = toolgate_mcp::McpManager::start(configs, options);
@@ -352,7 +356,11 @@ impl SessionOpts {
             for d in &config.diagnostics {
                 eprintln!("toolgate: {d}");
             }
-            let servers = Arc::new(toolgate_builtin::lsp::LspServers::new(config));
+            let mut servers = toolgate_builtin::lsp::LspServers::new(config);
+            if let Some(approvals) = toolgate_builtin::lsp::LspApprovals::for_user() {
+                servers = servers.with_approvals(approvals);
+            }
+            let servers = Arc::new(servers);
             services.insert_arc(servers.clone());
             servers
         };
@@ -360,8 +368,10 @@ impl SessionOpts {
         #[cfg(feature = "mcp")]
         let manager = match mcp {
             McpStart::Approved => self.mcp(&cwd, &loaded, true).await,
-            McpStart::InBackground => self.mcp(&cwd, &loaded, false).await,
-            McpStart::Server(name) => self.mcp_servers(&cwd, &loaded, true, Some(name)).await,
+            McpStart::InBackground(elicitor) => {
+                self.mcp_servers(&cwd, &loaded, false, None, Some(elicitor.clone())).await
+            }
+            McpStart::Server(name) => self.mcp_servers(&cwd, &loaded, true, Some(name), None).await,
             McpStart::Nothing(_) => None,
         };
         let mut builder = Session::builder().cwd(&cwd).settings(loaded).extensions(services);
@@ -503,9 +513,10 @@ pub enum McpStart<'a> {
     /// until each is connected or failed.
     Approved,
     /// The approved ones, without waiting: each server's tools join the session when it
-    /// connects (`toolgate mcp serve`, whose clients hear `tools/list_changed`).
+    /// connects (`toolgate mcp serve`, whose clients hear `tools/list_changed`); their
+    /// questions (`elicitation/create`) go to this elicitor (`mcp serve`'s own clients).
     #[cfg(feature = "mcp")]
-    InBackground,
+    InBackground(&'a Arc<dyn toolgate_mcp::Elicitor>),
     /// The approved server whose tools are named `mcp__{name}__…` only, waiting for it
     /// (`toolgate call` of one of its tools).
     #[cfg(feature = "mcp")]

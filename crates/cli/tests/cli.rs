@@ -514,6 +514,19 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
         left = processes_with_env(&marker);
     }
     assert_eq!(left, Vec::<u32>::new(), "language server processes outlived the session");
+    // The start was approved (by `--allow LSP`): it is remembered in the user's Claude folder
+    // for this server and project, so a later session does not ask again.
+    let record = std::fs::read_to_string(dir.path().join(".claude/toolgate/lsp-approved.json")).unwrap();
+    assert!(record.contains("typescript-language-server"), "{record}");
+    let later = toolgate(dir.path())
+        .env("TOOLGATE_LSP_SERVERS", servers.to_string())
+        .args(["check", "LSP"])
+        .arg(input.to_string())
+        .arg("--json")
+        .output()
+        .unwrap();
+    let decision: Value = serde_json::from_slice(&later.stdout).unwrap();
+    assert_eq!(decision["behavior"], "allow", "{decision}");
 }
 
 #[test]
@@ -674,6 +687,34 @@ fn mcp_serve_does_not_wait_for_a_slow_server() {
     let read = replies.iter().find(|r| r["id"] == 3).unwrap_or_else(|| panic!("no Read reply: {replies:?}"));
     assert!(read["result"].to_string().contains("alpha") && read["result"]["isError"] != true, "{read}");
     assert!(started.elapsed() < std::time::Duration::from_secs(120), "took {:?}", started.elapsed());
+}
+
+/// Under `mcp serve`, a call of a tool of a server still starting waits for the server (here
+/// until its start-up timeout, as it never answers), then says why it could not run: not a
+/// bare "No such tool" while the server was still starting.
+#[test]
+fn mcp_serve_waits_for_a_starting_server_before_calling_its_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {"never": {"command": "sleep", "args": ["600"]}}}).to_string();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "mcp__never__echo", "arguments": {}}}),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let out = toolgate(dir.path())
+        .env("MCP_TIMEOUT", "500")
+        .args(["--mcp-config", &config, "mcp", "serve"])
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let replies: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let call = replies.iter().find(|r| r["id"] == 2).unwrap_or_else(|| panic!("no call reply: {replies:?}"));
+    assert_eq!(call["result"]["isError"], true, "{call}");
+    let text = call["result"]["content"].to_string();
+    assert!(text.contains("could not be started: did not finish starting within 500 ms"), "{call}");
 }
 
 #[test]

@@ -24,6 +24,7 @@
 //! | `env {name}` | the value of an environment variable |
 //! | `choice {…}` | a tool whose input schema is a root `anyOf` |
 //! | `destroy {}` | annotated destructive |
+//! | `ask {message}` | asks the client `message` for a `name` (`elicitation/create`, form mode) and returns its answer as JSON (`{"action": …, "content": …}`) |
 //!
 //! It also offers two resources, `test://greeting` (text) and `test://blob` (binary), and
 //! a `ping`-free default for everything else. `TEST_SERVER_EXIT_AT_START=1` makes it exit
@@ -172,6 +173,11 @@ fn tool_definitions(extra: &BTreeSet<String>) -> Vec<Value> {
             "inputSchema": object_schema(json!({}), &[]),
             "annotations": {"destructiveHint": true, "readOnlyHint": false}
         }),
+        json!({
+            "name": "ask",
+            "description": "Asks the client a question and returns its answer.",
+            "inputSchema": object_schema(json!({"message": {"type": "string"}}), &["message"])
+        }),
     ];
     for name in extra {
         tools.push(json!({
@@ -269,6 +275,21 @@ impl TestServer {
             "env" => text_result(std::env::var(arg_str("name")).unwrap_or_else(|_| "(unset)".to_owned())),
             "choice" => text_result(format!("chose {args}")),
             "destroy" => text_result("destroyed nothing"),
+            "ask" => {
+                let params = from_json(json!({
+                    "mode": "form",
+                    "message": arg_str("message"),
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string", "title": "Your name"}},
+                        "required": ["name"]
+                    }
+                }))?;
+                match context.peer.create_elicitation(params).await {
+                    Ok(answer) => text_result(serde_json::to_string(&answer).unwrap_or_default()),
+                    Err(e) => text_result(format!("the question failed: {e}")),
+                }
+            }
             other if lock(&self.extra_tools).contains(other) => text_result(format!("{other} ran")),
             other => Err(ErrorData::invalid_params(format!("no tool named {other}"), None)),
         }

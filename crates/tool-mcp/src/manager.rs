@@ -385,6 +385,38 @@ impl McpManager {
         }
     }
 
+    /// The configured server a pool name (`mcp__<server>__<tool>` or `mcp__<server>`) belongs
+    /// to, matched on the normalized server name.
+    fn server_of(&self, name: &str) -> Option<&Arc<Server>> {
+        let parsed = crate::naming::parse_mcp_tool_name(name)?;
+        self.inner.servers.iter().find(|s| crate::naming::normalize_name_part(&s.config.name) == parsed.server)
+    }
+
+    /// The configured name of the server the tool `name` belongs to, if that server has not
+    /// finished starting yet ([`ServerStatus::Pending`]): a call of it should wait
+    /// ([`McpManager::starting`]) rather than fail as unknown.
+    pub fn starting_server_of(&self, name: &str) -> Option<String> {
+        let server = self.server_of(name)?;
+        let pending = !*server.settled.borrow() && lock(&server.state).status == ServerStatus::Pending;
+        pending.then(|| server.config.name.clone())
+    }
+
+    /// Waits until the server the tool `name` belongs to has finished starting (connected or
+    /// failed), which its start-up timeout bounds; returns its status then, `None` when `name`
+    /// names no configured server.
+    pub async fn starting(&self, name: &str) -> Option<ServerStatus> {
+        let server = self.server_of(name)?;
+        let mut settled = server.settled.subscribe();
+        let _ = settled.wait_for(|settled| *settled).await;
+        Some(lock(&server.state).status.clone())
+    }
+
+    /// The status of the server the tool `name` belongs to, `None` when `name` names no
+    /// configured server.
+    pub fn status_of(&self, name: &str) -> Option<ServerStatus> {
+        self.server_of(name).map(|server| lock(&server.state).status.clone())
+    }
+
     /// Every configured server and its status, sorted by name.
     pub fn statuses(&self) -> Vec<ServerState> {
         self.inner.servers.iter().map(|s| s.state_snapshot()).collect()

@@ -87,6 +87,11 @@ pub struct ServeOptions {
     /// Over HTTP, how long a session may go without a request (and no call running) before it
     /// is closed, its shells killed (default [`crate::IDLE_TIMEOUT`]).
     pub idle_timeout: Duration,
+    /// The MCP servers whose tools are in the served pool, when they start in the background
+    /// ([`crate::McpManager::start`]): a call of a tool of a server still starting waits for
+    /// it (up to its start-up timeout) instead of failing as an unknown tool, and a call of a
+    /// server that could not start says why.
+    pub upstream: Option<crate::McpManager>,
 }
 
 impl fmt::Debug for ServeOptions {
@@ -99,6 +104,7 @@ impl fmt::Debug for ServeOptions {
             .field("shutdown", &self.shutdown)
             .field("prompts", &self.prompts.len())
             .field("logs", &self.logs.is_some())
+            .field("upstream", &self.upstream.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -123,7 +129,15 @@ impl ServeOptions {
             logs: None,
             disconnect_grace: crate::DISCONNECT_GRACE,
             idle_timeout: crate::IDLE_TIMEOUT,
+            upstream: None,
         }
+    }
+
+    /// Sets the MCP servers whose tools the served pool holds (see [`ServeOptions::upstream`]).
+    #[must_use]
+    pub fn upstream(mut self, manager: crate::McpManager) -> Self {
+        self.upstream = Some(manager);
+        self
     }
 
     /// Stops serving when `token` is cancelled (see [`ServeOptions::shutdown`]).
@@ -328,6 +342,46 @@ impl Prompter for McpPrompter {
                 },
                 Ok(Err(e)) => cannot_ask(request, &format!("Asking the MCP client failed ({e})")),
                 Err(_) => cannot_ask(request, "The MCP client did not answer within 10 minutes"),
+            }
+        })
+    }
+}
+
+/// Under `mcp serve`, an upstream server's question (`elicitation/create`) goes to the MCP
+/// client whose call is running on that server (else the latest call's client), as a form
+/// with the server's own schema; it is declined when no client is calling or the client does
+/// not support form elicitation, so the upstream server never waits on nobody. Give the same
+/// prompter to [`crate::ConnectOptions::elicitor`].
+impl crate::Elicitor for McpPrompter {
+    fn elicit<'a>(&'a self, server: &'a str, message: &'a str, schema: &'a Value) -> BoxFuture<'a, crate::Elicited> {
+        Box::pin(async move {
+            let prefix = format!("mcp__{}__", crate::normalize_name_part(server));
+            let peer = {
+                let inflight = lock(&self.inflight);
+                inflight
+                    .iter()
+                    .rev()
+                    .find(|e| e.tool.starts_with(&prefix))
+                    .or_else(|| inflight.last())
+                    .map(|e| e.peer.clone())
+            };
+            let Some(peer) = peer else { return crate::Elicited::Decline };
+            if !peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+                return crate::Elicited::Decline;
+            }
+            let params = json!({
+                "mode": "form",
+                "message": format!("The MCP server {server} asks: {message}"),
+                "requestedSchema": schema,
+            });
+            let Ok(params) = serde_json::from_value(params) else { return crate::Elicited::Decline };
+            match peer.create_elicitation(params).await {
+                Ok(result) => match result.action {
+                    ElicitationAction::Accept => crate::Elicited::Accept(result.content.unwrap_or_else(|| json!({}))),
+                    ElicitationAction::Decline => crate::Elicited::Decline,
+                    _ => crate::Elicited::Cancel,
+                },
+                Err(_) => crate::Elicited::Cancel,
             }
         })
     }
@@ -672,6 +726,16 @@ impl ServerHandler for PoolServer {
             }
             None => (self.session.clone(), self.opts.stop_token()),
         };
+        // A tool of a server still starting: wait for the server, then call it.
+        let reports = progress.as_ref().map(ProgressForwarder::reporter);
+        if let Some(upstream) = &self.opts.upstream {
+            let waited = wait_for_upstream(upstream, &session, &request.name, reports.as_ref());
+            tokio::select! {
+                () = waited => {}
+                () = cancel.cancelled() => {}
+                () = context.ct.cancelled() => cancel.cancel(),
+            }
+        }
         // Cancelled when the client cancels the request or its session ends.
         let run = session.run_message_with(vec![call], cancel.clone(), events);
         tokio::pin!(run);
@@ -692,7 +756,16 @@ impl ServerHandler for PoolServer {
         let Some(result) = results.into_iter().next() else {
             return Err(ErrorData::internal_error("the pipeline returned no result", None));
         };
-        let content: Vec<rmcp::model::ContentBlock> = result
+        let failed_upstream = match &self.opts.upstream {
+            Some(upstream) if result.is_error && session.pool().get(&request.name).is_none() => {
+                match upstream.status_of(&request.name) {
+                    Some(crate::ServerStatus::Failed { reason }) => Some(reason),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let mut content: Vec<rmcp::model::ContentBlock> = result
             .content
             .iter()
             .map(|block| match block {
@@ -702,8 +775,43 @@ impl ServerHandler for PoolServer {
                 other => crate::convert::mcp_content(other),
             })
             .collect();
+        if let Some(reason) = failed_upstream {
+            let server = crate::naming::parse_mcp_tool_name(&request.name).map_or("", |n| n.server);
+            content.push(rmcp::model::ContentBlock::text(format!(
+                "The MCP server {server} could not be started: {reason}"
+            )));
+        }
         let out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
         Ok(CallToolResponse::Complete(out))
+    }
+}
+
+/// When `name` is not in `session`'s pool and is a tool of an upstream server still starting,
+/// says so as the call's progress and waits until the server has started or failed (its
+/// start-up timeout bounds that); the pool then holds the server's tools.
+async fn wait_for_upstream(
+    upstream: &crate::McpManager,
+    session: &Session,
+    name: &str,
+    report: Option<&impl Fn(toolgate_core::Progress)>,
+) {
+    if session.pool().get(name).is_some() {
+        return;
+    }
+    let Some(server) = upstream.starting_server_of(name) else { return };
+    if let Some(report) = report {
+        report(toolgate_core::Progress {
+            tool_use_id: String::new(),
+            message: format!("waiting for the MCP server {server} to finish starting"),
+            data: None,
+        });
+    }
+    if upstream.starting(name).await == Some(crate::ServerStatus::Connected)
+        && session.pool().get(name).is_none()
+        && upstream.tools().iter().any(|t| t.name() == name)
+    {
+        // The host's own update of the pool (`McpManager::apply_changes_to`) may come later.
+        session.set_mcp_tools(upstream.tools());
     }
 }
 

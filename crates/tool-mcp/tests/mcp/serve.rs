@@ -332,3 +332,166 @@ async fn a_client_gets_the_log_records_at_its_level() {
     client.cancel().await.unwrap();
     served.await.unwrap().unwrap();
 }
+
+/// A client that writes a gate file when it hears the progress of its call, and keeps what
+/// it heard.
+#[derive(Clone)]
+struct GateOnProgress {
+    gate: std::path::PathBuf,
+    heard: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for GateOnProgress {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.heard.lock().unwrap().push(params.message.unwrap_or_default());
+        std::fs::write(&self.gate, "go").unwrap();
+    }
+}
+
+/// `serve_io` over a socket pair for a session whose MCP tools come from `manager`, started
+/// in the background as `mcp serve` starts them; a client `handler` connected to it.
+async fn serve_upstream<H: ClientHandler>(
+    dir: &Path,
+    manager: &McpManager,
+    handler: H,
+) -> (rmcp::service::RunningService<RoleClient, H>, tokio::task::JoinHandle<Result<(), toolgate_mcp::ServeError>>) {
+    let session =
+        Session::builder().cwd(dir).mcp_tools(manager.tools()).mode(PermissionMode::BypassPermissions).build();
+    // What the CLI runs beside the server: the pool follows the servers' tools.
+    manager.apply_changes_to(session.clone());
+    let (server_side, client_side) = tokio::net::UnixStream::pair().unwrap();
+    let (read, write) = server_side.into_split();
+    let served = tokio::spawn(serve_io(session, read, write, ServeOptions::new().upstream(manager.clone())));
+    (handler.serve(client_side).await.unwrap(), served)
+}
+
+/// Regression: under `mcp serve`, a call of a tool of a server still starting was answered
+/// "No such tool available". The call now waits for the server, saying so as its progress,
+/// and runs once the server has started. The server starts only when the client has heard
+/// that progress, so the call cannot have come after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_of_a_server_still_starting_waits_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("gate");
+    let server = crate::support::test_server();
+    let script = format!("while [ ! -e '{}' ]; do sleep 0.02; done; exec '{}'", gate.display(), server.display());
+    let config = McpServerConfig::stdio("late", "sh", ["-c".to_owned(), script]);
+    let manager = McpManager::start(vec![config], options());
+    let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let handler = GateOnProgress { gate: gate.clone(), heard: heard.clone() };
+    let (client, served) = serve_upstream(dir.path(), &manager, handler).await;
+    let listed = client.list_all_tools().await.unwrap();
+    assert!(!listed.iter().any(|t| t.name == "mcp__late__echo"), "the server started before its gate opened");
+    let args = json!({"text": "late but here"}).as_object().cloned().unwrap();
+    let result = client.call_tool(CallToolRequestParams::new("mcp__late__echo").with_arguments(args)).await.unwrap();
+    let text = result.content[0].as_text().map(|t| t.text.clone()).unwrap_or_default();
+    assert_eq!((result.is_error, text.as_str()), (Some(false), "late but here"), "{result:?}");
+    assert_eq!(*heard.lock().unwrap(), ["waiting for the MCP server late to finish starting"]);
+    assert_eq!(manager.statuses()[0].status, ServerStatus::Connected);
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+    manager.shutdown().await;
+}
+
+/// A call of a tool of a server that never finishes starting waits for its start-up timeout,
+/// then is an error that says the tool is unknown because the server could not start, and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_of_a_server_that_never_starts_says_why_after_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = McpServerConfig::stdio("never", "sleep", ["600"]);
+    let manager = McpManager::start(vec![config], options().startup_timeout(std::time::Duration::from_millis(300)));
+    let handler = GateOnProgress { gate: dir.path().join("unused"), heard: Arc::default() };
+    let heard = handler.heard.clone();
+    let (client, served) = serve_upstream(dir.path(), &manager, handler).await;
+    let result = client.call_tool(CallToolRequestParams::new("mcp__never__echo")).await.unwrap();
+    let text: Vec<String> = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+    let text = text.join("\n");
+    assert_eq!(result.is_error, Some(true), "{text}");
+    assert!(text.contains("No such tool available: mcp__never__echo"), "{text}");
+    assert!(
+        text.contains("The MCP server never could not be started: did not finish starting within 300 ms"),
+        "{text}"
+    );
+    assert_eq!(*heard.lock().unwrap(), ["waiting for the MCP server never to finish starting"]);
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+    manager.shutdown().await;
+}
+
+/// A client that answers every question with the name Ada, and keeps the messages it was
+/// asked.
+#[derive(Clone, Default)]
+struct NameGiver {
+    asked: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for NameGiver {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(ClientCapabilities::builder().enable_elicitation().build(), Implementation::new("names", "1"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            self.asked.lock().unwrap().push(message);
+        }
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": "Ada"})))
+    }
+}
+
+/// Calls the upstream test server's `ask` tool through the served session; its answer.
+async fn ask_through<H: ClientHandler>(client: &rmcp::service::RunningService<RoleClient, H>) -> Value {
+    let args = json!({"message": "Who are you?"}).as_object().cloned().unwrap();
+    let result = client.call_tool(CallToolRequestParams::new("mcp__up__ask").with_arguments(args)).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let text = result.content[0].as_text().map(|t| t.text.clone()).unwrap_or_default();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// Regression: under `mcp serve`, an upstream server's question (`elicitation/create`) went to
+/// the terminal. It now goes to the MCP client whose call the server is running, as a form with
+/// the server's schema, and its answer goes back; a client that does not support elicitation
+/// has the question declined.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_servers_question_goes_to_the_calling_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompter = McpPrompter::new();
+    let manager =
+        McpManager::connect_all(vec![crate::support::test_server_config("up")], options().elicitor(prompter.clone()))
+            .await;
+    let session = Session::builder()
+        .cwd(dir.path())
+        .mcp_tools(manager.tools())
+        .prompter(prompter.clone())
+        .mode(PermissionMode::BypassPermissions)
+        .build();
+    let serve = |session: Session| {
+        let (server_side, client_side) = tokio::net::UnixStream::pair().unwrap();
+        let (read, write) = server_side.into_split();
+        let options = ServeOptions::new().prompter(prompter.clone()).upstream(manager.clone());
+        (tokio::spawn(serve_io(session, read, write, options)), client_side)
+    };
+
+    let (served, socket) = serve(session.clone());
+    let giver = NameGiver::default();
+    let client = giver.clone().serve(socket).await.unwrap();
+    let answer = ask_through(&client).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {"name": "Ada"}}));
+    assert_eq!(*giver.asked.lock().unwrap(), ["The MCP server up asks: Who are you?"]);
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+
+    let (served, socket) = serve(session);
+    let client = ().serve(socket).await.unwrap();
+    assert_eq!(ask_through(&client).await["action"], "decline", "a client that cannot be asked");
+    client.cancel().await.unwrap();
+    served.await.unwrap().unwrap();
+    manager.shutdown().await;
+}
