@@ -17,6 +17,7 @@
 //! configures a server); `ENABLE_LSP_TOOL=1` offers it regardless, `ENABLE_LSP_TOOL=0`
 //! never. It reads only, so its path rules are `Read(...)` rules.
 
+mod approvals;
 pub mod config;
 
 mod client;
@@ -42,6 +43,7 @@ use toolgate_core::{
 };
 
 use self::client::{Client, LspError};
+pub use self::approvals::{APPROVALS_FILE, LspApprovals};
 pub use self::config::{LspConfig, ServerConfig};
 use self::format::{Call, Formatter, FoundSymbol, Shown};
 use self::position::OutOfRange;
@@ -215,13 +217,15 @@ impl TypedTool for LspTool {
 
     /// Starting a language server is execution (rust-analyzer runs build scripts and proc
     /// macros): the first call for a server and workspace is no read, so a rule, a mode or a
-    /// person approves it; later calls to the running server are reads.
+    /// person approves it; later calls to the running server are reads, and so are later
+    /// starts of the same command for the same workspace where the servers keep approvals
+    /// ([`LspServers::with_approvals`]).
     fn check_permissions(&self, input: &LspInput, ctx: &ToolContext) -> PermissionCheck {
         let servers = self.servers(ctx);
         let Ok(target) = paths::resolve(&input.file_path, "filePath", ctx) else { return PermissionCheck::Passthrough };
         let Some((server, _)) = servers.config().server_for(&target.path) else { return PermissionCheck::Passthrough };
         let root = workspace_root(&target.path, ctx);
-        if servers.is_running(&server.name, &root) {
+        if servers.is_running(&server.name, &root) || servers.approved(server, &root) {
             return PermissionCheck::Passthrough;
         }
         let command = std::iter::once(server.command.as_str()).chain(server.args.iter().map(String::as_str));
@@ -245,6 +249,7 @@ impl TypedTool for LspTool {
         // A server that died since the last call (or while answering) is started again
         // once, transparently; a second failure is reported.
         let mut retried = false;
+        let started_here = !servers.is_running(&subject.server.name, &subject.root);
         let text = loop {
             match run(&servers, &subject, &input, position, ctx).await {
                 Err(LspError::Exited { .. }) if !retried && subject.server.restart_on_crash => retried = true,
@@ -252,6 +257,10 @@ impl TypedTool for LspTool {
                 Ok(text) => break text,
             }
         };
+        // This call was allowed to start the server: later sessions need not ask again.
+        if started_here {
+            servers.remember_approval(subject.server, &subject.root);
+        }
         Ok(ToolOutput::text(text))
     }
 

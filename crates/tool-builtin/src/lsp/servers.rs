@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use toolgate_core::CancellationToken;
 
+use super::approvals::LspApprovals;
 use super::client::{Client, LspError};
 use super::config::{LspConfig, ServerConfig};
 
@@ -52,6 +53,8 @@ pub struct LspServers {
     config: LspConfig,
     slots: Mutex<HashMap<(String, PathBuf), SlotRef>>,
     closed: AtomicBool,
+    /// Where approvals to start a server for a workspace are remembered, if anywhere.
+    approvals: Option<LspApprovals>,
 }
 
 /// A server that is running, as [`LspServers::running`] lists it.
@@ -75,7 +78,30 @@ impl std::fmt::Debug for LspServers {
 impl LspServers {
     /// A manager for the servers of `config`; nothing is started yet.
     pub fn new(config: LspConfig) -> Self {
-        Self { config, slots: Mutex::default(), closed: AtomicBool::new(false) }
+        Self { config, slots: Mutex::default(), closed: AtomicBool::new(false), approvals: None }
+    }
+
+    /// The same servers, remembering in `approvals` each server started for a workspace, so
+    /// that its next start for that workspace, in a later session too, is not asked about.
+    #[must_use]
+    pub fn with_approvals(mut self, approvals: LspApprovals) -> Self {
+        self.approvals = Some(approvals);
+        self
+    }
+
+    /// Whether starting `server` for `root` was approved before (always `false` without
+    /// [`LspServers::with_approvals`]).
+    pub fn approved(&self, server: &ServerConfig, root: &Path) -> bool {
+        self.approvals.as_ref().is_some_and(|approvals| approvals.approved(server, root))
+    }
+
+    /// Records that `server` was started for `root` (nothing without approvals kept). A record
+    /// that cannot be written means only that the next session asks again.
+    pub(crate) fn remember_approval(&self, server: &ServerConfig, root: &Path) {
+        if let Some(approvals) = &self.approvals {
+            // Nothing to report to the model: its call succeeded either way.
+            let _unrecorded = approvals.record(server, root);
+        }
     }
 
     /// The configuration.

@@ -95,3 +95,44 @@ async fn starting_a_language_server_is_not_a_read() {
     assert_eq!(decide(&none, &project, &tool, "src/a.fake"), (PermissionBehavior::Allow, "tool".to_owned()));
     servers.shutdown().await;
 }
+
+/// An approval to start a server for a workspace is remembered where the servers keep
+/// approvals: a later session (new servers, none running) starts the same command for the same
+/// workspace without asking, while another workspace, or the same server with another command
+/// line, asks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_start_is_remembered_for_that_server_and_project() {
+    let Some(server) = crate::support::fake_server("config") else { return };
+    let project = Project::new();
+    project.write("src/a.fake", "x\n");
+    let record = tempfile::tempdir().unwrap();
+    let approvals = toolgate_builtin::lsp::LspApprovals::at(record.path().join("lsp-approved.json"));
+    let session = |config: ServerConfig| {
+        let servers = std::sync::Arc::new(
+            toolgate_builtin::lsp::LspServers::new(toolgate_builtin::lsp::LspConfig::with_servers([config]))
+                .with_approvals(approvals.clone()),
+        );
+        let tool = toolgate_builtin::lsp::tool_with(servers.clone());
+        (servers, tool)
+    };
+    let none = engine(&project, json!({}));
+    let (first, tool) = session(server.clone());
+    assert_eq!(decide(&none, &project, &tool, "src/a.fake").0, PermissionBehavior::Ask);
+    // Approved (here: called directly), the server starts, and the approval is kept.
+    let input = json!({"operation": "hover", "filePath": "src/a.fake", "line": 1, "character": 1});
+    let _ = crate::support::call(&tool, input, &project.ctx()).await;
+    assert_eq!(first.running().await.len(), 1);
+    first.shutdown().await;
+
+    let (later, tool) = session(server.clone());
+    assert!(later.running().await.is_empty());
+    assert_eq!(decide(&none, &project, &tool, "src/a.fake"), (PermissionBehavior::Allow, "tool".to_owned()));
+
+    let other = Project::new();
+    other.write("src/a.fake", "x\n");
+    assert_eq!(decide(&engine(&other, json!({})), &other, &tool, "src/a.fake").0, PermissionBehavior::Ask);
+    let mut changed = server;
+    changed.args.push("--extra".into());
+    let (_changed, tool) = session(changed);
+    assert_eq!(decide(&none, &project, &tool, "src/a.fake").0, PermissionBehavior::Ask);
+}
