@@ -49,6 +49,7 @@ mod corpus;
 mod divan;
 mod json;
 mod model_facing;
+mod slow_server;
 mod table;
 
 use std::collections::BTreeMap;
@@ -81,7 +82,7 @@ struct Options {
 type Measure = fn(&Bench) -> Vec<Row>;
 
 /// The row numbers `--only` takes (rows 1 and 2 are measured together).
-const ROW_NUMBERS: [&str; 12] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
+const ROW_NUMBERS: [&str; 13] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"];
 
 /// Runs `cargo xtask bench` with the arguments after `bench`.
 pub(crate) fn run(args: &[&str]) -> ExitCode {
@@ -195,6 +196,12 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         if !cmd::run(&build, Output::Inherit)?.success {
             bail!("`{}` failed", build.display());
         }
+    } else if options.only.as_deref() == Some("13") {
+        step("build (release profile: row 13 times `toolgate` processes only)");
+        let build = Cmd::cargo().args(["build", "--release", "-p", "toolgate"]);
+        if !cmd::run(&build, Output::Inherit)?.success {
+            bail!("`{}` failed", build.display());
+        }
     } else {
         bench.executables = bench.build()?;
     }
@@ -222,7 +229,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         rows.extend(bench.search_library(&tree, pattern));
         rows.extend(bench.search_process(&tree, pattern));
     }
-    let groups: [(&str, Measure); 10] = [
+    let groups: [(&str, Measure); 11] = [
         ("3", Bench::read_window),
         ("4", Bench::bash_decision),
         ("5", Bench::pipeline),
@@ -233,6 +240,7 @@ fn run_with(options: &Options) -> anyhow::Result<()> {
         ("9", Bench::startup),
         ("11", Bench::claude_code_hook),
         ("12", Bench::model_facing),
+        ("13", Bench::mcp_slow_server),
     ];
     for (row, measure) in groups {
         if wanted(row) {
@@ -1264,7 +1272,8 @@ interleaved             fastest       │ slowest       │ median        │ me
         assert!(parse_args(&["--corpus", "/definitely/not/here"]).is_err());
         assert!(parse_args(&["--fast"]).is_err());
         assert_eq!(parse_args(&["--only", "12"]).unwrap().only.as_deref(), Some("12"));
-        assert!(parse_args(&["--only", "13"]).is_err());
+        assert_eq!(parse_args(&["--only", "13"]).unwrap().only.as_deref(), Some("13"));
+        assert!(parse_args(&["--only", "14"]).is_err());
         assert!(parse_args(&["--toolgate", "/bin/true"]).is_err(), "--toolgate needs --only 12");
     }
 
