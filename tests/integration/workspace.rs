@@ -103,6 +103,62 @@ async fn enter_worktree_moves_the_cwd_and_exit_keep_moves_it_back() {
     assert_eq!(session.cwd(), root);
 }
 
+/// A worktree is as protected as the project. In acceptEdits with no person, a model that
+/// entered a worktree cannot point its `.git` file at a folder whose `config` sets
+/// `core.fsmonitor` (by Write, Edit or a Bash redirect), and where such a `.git` is there
+/// already, `git status` in the worktree is no read: it is never run automatically.
+#[tokio::test]
+async fn a_worktrees_git_file_cannot_make_git_status_run_a_command() {
+    let (_dir, root) = repo().await;
+    let discovery = SettingsDiscovery::new(&root).with_home(None).with_managed_dir(None).with_trust(true);
+    let session = Session::builder()
+        .cwd(&root)
+        .settings(discovery.load())
+        .mode(PermissionMode::AcceptEdits)
+        .builtin_tools(all_builtin_tools())
+        .build();
+    let r = call(&session, "EnterWorktree", json!({"name": "w"})).await;
+    assert!(!r.is_error, "{}", text(&r));
+    let wt = session.cwd();
+    let pwned = root.join("pwned");
+    // The attacker's git folder: an ordinary project file, which acceptEdits writes.
+    let evil = root.join("evil");
+    let config = format!("[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch {}\"\n", pwned.display());
+    let r = call(&session, "Write", json!({"file_path": evil.join("config"), "content": config})).await;
+    assert!(!r.is_error, "{}", text(&r));
+    let gitdir = format!("gitdir: {}\n", evil.display());
+    let dot_git = wt.join(".git");
+    let before = std::fs::read_to_string(&dot_git).unwrap();
+    let r = call(&session, "Read", json!({"file_path": dot_git})).await;
+    assert!(!r.is_error, "{}", text(&r));
+    let attempts = [
+        ("Write", json!({"file_path": dot_git, "content": gitdir})),
+        ("Edit", json!({"file_path": dot_git, "old_string": before.trim_end(), "new_string": gitdir.trim_end()})),
+        ("Bash", json!({"command": format!("printf 'gitdir: {}\\n' > .git", evil.display())})),
+        ("Bash", json!({"command": format!("cp {} .git", evil.join("config").display())})),
+    ];
+    for (tool, input) in attempts {
+        let r = call(&session, tool, input.clone()).await;
+        assert!(r.is_error && text(&r).contains("approve"), "{tool} {input}: {}", text(&r));
+    }
+    assert_eq!(std::fs::read_to_string(&dot_git).unwrap(), before, "the worktree's .git is unchanged");
+    let r = call(&session, "Bash", json!({"command": "git status --short"})).await;
+    assert!(!r.is_error, "the real .git: git status is a read: {}", text(&r));
+
+    // A `.git` that is there already (put by anything but a tool call) makes git status no read.
+    std::fs::copy(root.join(".git/HEAD"), evil.join("HEAD")).unwrap();
+    std::fs::create_dir_all(evil.join("objects")).unwrap();
+    std::fs::create_dir_all(evil.join("refs")).unwrap();
+    std::fs::write(&dot_git, &gitdir).unwrap();
+    let r = call(&session, "Bash", json!({"command": "git status --short"})).await;
+    assert!(r.is_error && text(&r).contains("approve"), "{}", text(&r));
+    assert!(!pwned.exists(), "core.fsmonitor ran");
+    assert!(text(&r).contains("evil/config chooses"), "the reason names the file: {}", text(&r));
+    // The attack is real: git itself, run in the worktree, runs the command.
+    let _ = ProcessSpec::exec("git", ["status", "--short"]).cwd(&wt).run(&CancellationToken::new()).await.unwrap();
+    assert!(pwned.exists(), "git status ran core.fsmonitor");
+}
+
 #[tokio::test]
 async fn removing_a_dirty_worktree_needs_discard_changes() {
     let (_dir, root) = repo().await;
@@ -289,7 +345,7 @@ async fn config_reads_merged_settings_writes_allow_listed_keys_and_keeps_the_res
             "model": "opus",
             "permissions": {"allow": ["Read"], "defaultMode": "default"},
             "hooks": {"PreToolUse": []},
-            "env": {"A": "1", "B": "project", "GITHUB_TOKEN": "ghp_secret"}
+            "env": {"A": "1", "B": "project", "GITHUB_TOKEN": "ghp_secret", "DATABASE_URL": "postgres://app:PASSWORD@db/app"}
         })
         .to_string(),
     );
@@ -312,11 +368,13 @@ async fn config_reads_merged_settings_writes_allow_listed_keys_and_keeps_the_res
     assert!(text(&r).contains("\"Bash(ls:*)\"") && text(&r).contains("\"Read\""), "arrays merge: {}", text(&r));
     // Objects merge key by key; every value of `env` is the user's and shown redacted.
     let r = read("env").await;
-    for key in ["A", "B", "GITHUB_TOKEN"] {
+    for key in ["A", "B", "GITHUB_TOKEN", "DATABASE_URL"] {
         assert!(text(&r).contains(&format!("\"{key}\": \"<redacted>\"")), "objects merge: {}", text(&r));
     }
     assert!(!text(&r).contains("ghp_secret") && !text(&r).contains("\"local\""), "{}", text(&r));
+    assert!(!text(&r).contains("PASSWORD"), "{}", text(&r));
     assert!(!text(&read("env.GITHUB_TOKEN").await).contains("ghp_secret"));
+    assert!(!text(&read("env.DATABASE_URL").await).contains("PASSWORD"));
     let r = read("nothing.here").await;
     assert!(!r.is_error && text(&r) == "nothing.here is not set in any settings file", "{}", text(&r));
 

@@ -568,10 +568,6 @@ fn sandbox_settings_put_bash_under_bubblewrap() {
     assert!(dir.path().join("inside.txt").exists());
 }
 
-/// Regression: every `toolgate call` started every configured MCP server and waited for
-/// it, so a server that never answers `initialize` held a built-in Read up for
-/// `MCP_TIMEOUT`. A built-in call starts none (the server never writes its marker); a call
-/// of the server's tool does start it.
 /// An untrusted folder's settings only tighten: its allow rule and hook have no effect, and a
 /// diagnostic names `toolgate trust`; after it, both apply.
 #[test]
@@ -717,6 +713,10 @@ fn mcp_serve_waits_for_a_starting_server_before_calling_its_tool() {
     assert!(text.contains("could not be started: did not finish starting within 500 ms"), "{call}");
 }
 
+/// Regression: every `toolgate call` started every configured MCP server and waited for
+/// it, so a server that never answers `initialize` held a built-in Read up for
+/// `MCP_TIMEOUT`. A built-in call starts none (the server never writes its marker); a call
+/// of the server's tool does start it.
 #[test]
 fn a_built_in_call_starts_no_mcp_server() {
     let dir = tempfile::tempdir().unwrap();
