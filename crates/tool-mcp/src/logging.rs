@@ -4,6 +4,11 @@
 //! The host feeds records in through [`McpLogs::record`] (the CLI does it from a tracing
 //! layer); each client is known by its MCP session id (one id for a stdio client), so setting
 //! the level again replaces it, and a client that can no longer be reached is forgotten.
+//!
+//! A record made while a session's call runs (in the call's own task: the pipeline runs a
+//! served call there) belongs to that session and goes to its client only, at that client's
+//! level; a record made outside every call (a server connecting, shutting down) goes to every
+//! client whose level it reaches.
 
 // Logging is deprecated by the newest MCP revision (SEP-2577), but the clients of the
 // revisions that have `initialize` use it.
@@ -68,6 +73,23 @@ impl LogLevel {
 /// The clients that set a level, by MCP session id: how to reach each, and its level.
 type Clients = HashMap<String, (Peer<RoleServer>, LogLevel)>;
 
+tokio::task_local! {
+    /// The MCP session whose call the current task runs.
+    static SESSION: String;
+}
+
+/// Runs `call` as a call of the MCP session `key`: the records made in its task are that
+/// session's.
+pub(crate) async fn in_session<F: Future>(key: String, call: F) -> F::Output {
+    SESSION.scope(key, call).await
+}
+
+/// Whether a record made now may go to the client `key`: the current task runs no session's
+/// call, or runs that client's.
+fn for_client(key: &str) -> bool {
+    SESSION.try_with(|session| session == key).unwrap_or(true)
+}
+
 /// The clients of `mcp serve` that asked for log records, and the level each asked for.
 ///
 /// ```
@@ -83,17 +105,19 @@ pub struct McpLogs {
 }
 
 impl McpLogs {
-    /// Whether any client wants records of `level` (a host skips formatting otherwise).
+    /// Whether any client wants records of `level` made now (a host skips formatting
+    /// otherwise): within a session's call, that session's client.
     pub fn wanted(&self, level: LogLevel) -> bool {
-        self.lock().values().any(|(_, wanted)| level >= *wanted)
+        self.lock().iter().any(|(key, (_, wanted))| level >= *wanted && for_client(key))
     }
 
-    /// Sends a record to every client whose level it reaches.
+    /// Sends a record to every client whose level it reaches; made within a session's call,
+    /// to that session's client only.
     pub fn record(&self, level: LogLevel, logger: &str, message: String) {
         let peers: Vec<(String, Peer<RoleServer>)> = self
             .lock()
             .iter()
-            .filter(|(_, (_, wanted))| level >= *wanted)
+            .filter(|(key, (_, wanted))| level >= *wanted && for_client(key))
             .map(|(key, (peer, _))| (key.clone(), peer.clone()))
             .collect();
         if peers.is_empty() {

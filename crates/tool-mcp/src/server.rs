@@ -736,8 +736,10 @@ impl ServerHandler for PoolServer {
                 () = context.ct.cancelled() => cancel.cancel(),
             }
         }
-        // Cancelled when the client cancels the request or its session ends.
-        let run = session.run_message_with(vec![call], cancel.clone(), events);
+        // Cancelled when the client cancels the request or its session ends; the log records
+        // it makes are its MCP session's.
+        let log_key = crate::sessions::session_id(&context.extensions).unwrap_or("stdio").to_owned();
+        let run = crate::logging::in_session(log_key, session.run_message_with(vec![call], cancel.clone(), events));
         tokio::pin!(run);
         let results = tokio::select! {
             results = &mut run => results,

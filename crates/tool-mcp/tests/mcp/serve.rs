@@ -495,3 +495,64 @@ async fn an_upstream_servers_question_goes_to_the_calling_client() {
     served.await.unwrap().unwrap();
     manager.shutdown().await;
 }
+
+/// Regression: MCP logging was process-wide: every client that set a level got every record,
+/// whichever session's call made it. Two HTTP sessions: a record made in A's call goes to A
+/// only; a record made outside every call goes to each client whose own level it reaches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(deprecated, reason = "MCP logging, deprecated by the newest revision, is what is tested")]
+async fn each_session_gets_its_own_log_records_at_its_own_level() {
+    use rmcp::model::{LoggingLevel, SetLevelRequestParams};
+    use toolgate_mcp::{LogLevel, McpLogs};
+
+    let logs = McpLogs::default();
+    let in_call = logs.clone();
+    let noisy = toolgate_core::ToolBuilder::new("Noisy")
+        .schema(json!({"type": "object", "properties": {}}))
+        .read_only(true)
+        .call(move |_, _| {
+            let logs = in_call.clone();
+            async move {
+                // Above both clients' levels: only whose call it is decides.
+                logs.record(LogLevel::Error, "toolgate::test", "made in a call".to_owned());
+                Ok(toolgate_core::ToolOutput::text("logged"))
+            }
+        })
+        .build();
+    let dir = tempfile::tempdir().unwrap();
+    let session =
+        Session::builder().cwd(dir.path()).builtin_tools([noisy]).mode(PermissionMode::BypassPermissions).build();
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let server = serve_http(session, addr, None, ServeOptions::new().logs(logs.clone())).await.unwrap();
+    let watch = |level: LoggingLevel| {
+        let url = server.url();
+        async move {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            let transport =
+                StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(url));
+            let client = LogWatcher(tx).serve(transport).await.unwrap();
+            client.set_level(SetLevelRequestParams::new(level)).await.unwrap();
+            (client, rx)
+        }
+    };
+    let (a, mut a_rx) = watch(LoggingLevel::Info).await;
+    let (b, mut b_rx) = watch(LoggingLevel::Warning).await;
+
+    let result = a.call_tool(CallToolRequestParams::new("Noisy")).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let got = tokio::time::timeout(std::time::Duration::from_secs(10), a_rx.recv()).await.unwrap().unwrap();
+    assert_eq!((got["level"].as_str(), got["data"].as_str()), (Some("error"), Some("made in a call")));
+    // Outside every call: A's level (info) lets an info record through, B's (warning) does not.
+    logs.record(LogLevel::Info, "toolgate::test", "for info and above".to_owned());
+    let got = tokio::time::timeout(std::time::Duration::from_secs(10), a_rx.recv()).await.unwrap().unwrap();
+    assert_eq!(got["data"], "for info and above");
+    logs.record(LogLevel::Error, "toolgate::test", "for everyone".to_owned());
+    let got = tokio::time::timeout(std::time::Duration::from_secs(10), b_rx.recv()).await.unwrap().unwrap();
+    assert_eq!(got["data"], "for everyone", "B got a record of A's call or below its level first");
+    let got = tokio::time::timeout(std::time::Duration::from_secs(10), a_rx.recv()).await.unwrap().unwrap();
+    assert_eq!(got["data"], "for everyone");
+    assert!(b_rx.try_recv().is_err(), "B got more than the one record for it");
+    a.cancel().await.unwrap();
+    b.cancel().await.unwrap();
+    server.shutdown().await;
+}
