@@ -321,3 +321,66 @@ fn lsp_is_listed_with_claude_codes_inputs_and_capabilities() {
 fn without_the_lsp_feature_there_is_no_lsp_tool() {
     assert!(all_builtin_tools().iter().all(|t| t.name() != "LSP"));
 }
+
+/// The tools a model is offered up front (not deferred behind ToolSearch), with the
+/// Anthropic definitions it reads on every request, as an empty project gets them.
+fn core_definitions() -> Vec<(String, serde_json::Value)> {
+    let pool = ToolPool::builder().builtins(all_builtin_tools()).defer_mode(toolgate_core::DeferMode::Always).build();
+    pool.tools()
+        .filter(|t| !pool.is_deferred(t.name()))
+        .map(|t| (t.name().to_owned(), pool.definition(&**t, toolgate_core::DefinitionFormat::Anthropic)))
+        .collect()
+}
+
+/// The design puts the initial core at about 5,000 tokens; estimated as characters / 4 of
+/// the compact JSON a request carries (what `cargo xtask bench` row 12b reports too).
+const CORE_TOKEN_BUDGET: usize = 5_000;
+
+#[test]
+fn the_core_tool_set_stays_under_its_token_budget() {
+    let defs = core_definitions();
+    let sizes: Vec<(String, usize)> =
+        defs.iter().map(|(name, def)| (name.clone(), def.to_string().chars().count().div_ceil(4))).collect();
+    let total: usize = defs.iter().map(|(_, def)| def.to_string().chars().count()).sum::<usize>().div_ceil(4);
+    assert!(
+        total < CORE_TOKEN_BUDGET,
+        "the core tool definitions are about {total} tokens, over the {CORE_TOKEN_BUDGET} budget: \
+         tighten a description or defer a tool (per tool: {sizes:?})"
+    );
+}
+
+#[test]
+fn the_core_tools_are_the_ones_chosen() {
+    let names: Vec<String> = core_definitions().into_iter().map(|(name, _)| name).collect();
+    assert_eq!(
+        names,
+        ["ApplyPatch", "Bash", "Edit", "Glob", "Grep", "Read", "TaskOutput", "TaskStop", "ToolSearch", "Write"],
+        "a tool joined or left the core: check the budget test and docs/model-facing.md"
+    );
+}
+
+/// The core's size per tool, so a change to any core definition shows in review as its
+/// cost. The descriptions themselves are snapshotted beside their tools (`files`, `search`
+/// and `bash` tests); ToolSearch's, which comes from `toolgate-core`, is snapshotted here.
+#[test]
+fn core_token_estimates_snapshot() {
+    let defs = core_definitions();
+    let mut text = String::new();
+    let mut total = 0;
+    for (name, def) in &defs {
+        let chars = def.to_string().chars().count();
+        total += chars;
+        text.push_str(&format!("{name}: {chars} characters, about {} tokens\n", chars.div_ceil(4)));
+    }
+    text.push_str(&format!("core: {total} characters, about {} tokens\n", total.div_ceil(4)));
+    insta::assert_snapshot!("core_token_estimates", text);
+    let (_, search) = defs.iter().find(|(name, _)| name == "ToolSearch").expect("ToolSearch is core");
+    insta::assert_snapshot!(
+        "core_definition_ToolSearch",
+        format!(
+            "{}\n\n{}",
+            search["description"].as_str().unwrap_or_default(),
+            serde_json::to_string_pretty(&search["input_schema"]).unwrap_or_default()
+        )
+    );
+}

@@ -43,20 +43,18 @@ use crate::shells::script::Shell;
 pub(crate) struct BashInput {
     /// The command to run.
     pub(crate) command: String,
-    /// Milliseconds before the command is killed (default 120000, at most 600000).
+    /// Milliseconds before the command is killed.
     #[serde(default)]
     pub(crate) timeout: Option<f64>,
-    /// What the command does, in 5-10 words of active voice, e.g. "List files in the
-    /// current directory".
+    /// What the command does, in 5-10 words of active voice ("Run the unit tests"); people
+    /// see it while it runs.
     #[serde(default)]
     pub(crate) description: Option<String>,
-    /// Run the command in the background and return its task ID at once; read its output
-    /// with TaskOutput, stop it with TaskStop.
+    /// Run the command in the background and return its task ID at once.
     #[serde(default)]
     pub(crate) run_in_background: Option<bool>,
-    /// Run this command outside the sandbox (only when sandboxing is on and
-    /// `sandbox.allowUnsandboxedCommands` allows it); use only after a command failed
-    /// because the sandbox refused it.
+    /// Run outside the sandbox (when sandboxing is on and allows it), only after the
+    /// sandbox refused the command.
     #[serde(default, rename = "dangerouslyDisableSandbox")]
     pub(crate) dangerously_disable_sandbox: Option<bool>,
 }

@@ -24,11 +24,11 @@ use crate::file_io::{blocking, paths};
 pub(crate) struct EditInput {
     /// The absolute path of the file to change.
     pub file_path: String,
-    /// The exact text to replace, as in the file (without Read's line numbers); empty to create a new file.
+    /// The exact text to replace; empty to create a new file.
     pub old_string: String,
     /// The text to put in its place (must differ from old_string).
     pub new_string: String,
-    /// Replace every occurrence of old_string instead of exactly one (default false).
+    /// Replace every occurrence, not exactly one.
     #[serde(default)]
     pub replace_all: bool,
 }

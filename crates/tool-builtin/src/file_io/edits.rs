@@ -196,14 +196,19 @@ pub(crate) fn commit(
             human_bytes(plan.content.len() as u64)
         ),
         (Some(_), Caller::Edit) if plan.counts.first().copied().unwrap_or(1) > 1 => format!(
-            "The file {shown} has been updated: all {} occurrences were replaced. The edited regions, with line numbers:\n",
+            "The file {shown} has been updated: all {} occurrences were replaced; no need to Read it back. The edited regions, with line numbers:\n",
             plan.counts[0]
         ),
         (Some(_), Caller::Edit) => {
-            format!("The file {shown} has been updated. The edited region, with line numbers:\n")
+            format!(
+                "The file {shown} has been updated; no need to Read it back. The edited region, with line numbers:\n"
+            )
         }
         (Some(_), Caller::MultiEdit) => {
-            format!("Applied {} edits to {shown}. The edited regions, with line numbers:\n", plan.counts.len())
+            format!(
+                "Applied {} edits to {shown}; no need to Read it back. The edited regions, with line numbers:\n",
+                plan.counts.len()
+            )
         }
     };
     text.push_str(&snippet(&plan.content, &plan.ranges, CONTEXT_LINES, MAX_SNIPPET_LINES));

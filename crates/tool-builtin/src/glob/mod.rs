@@ -72,8 +72,8 @@ fn respects_gitignore(no_ignore: Option<&str>) -> bool {
 pub(crate) struct GlobInput {
     /// The glob to match, e.g. `**/*.ts`, `src/**/*.{ts,tsx}` or `*.md`.
     pub pattern: String,
-    /// The directory to search, absolute or relative to the working directory. Leave it
-    /// out to search the working directory (do not send the string "null" or "undefined").
+    /// The directory to search (default: the working directory); leave it out rather than
+    /// sending "null" or "undefined".
     #[serde(default)]
     pub path: Option<String>,
 }
@@ -151,7 +151,13 @@ impl TypedTool for GlobTool {
         walk::sort_newest_first(&mut found);
         let filenames: Vec<String> = found.iter().map(|(_, path)| path.display().to_string()).collect();
         let truncated = total > filenames.len();
-        let text = render(&filenames, total);
+        let paths = walk::ShownPaths::new(ctx, &root.path);
+        let shown: Vec<String> = found.iter().map(|(_, path)| paths.show(path)).collect();
+        let mut text = render(&shown, total);
+        if let Some(note) = paths.note() {
+            text.push('\n');
+            text.push_str(&note);
+        }
         let structured = json!({
             "filenames": filenames,
             "numFiles": filenames.len(),

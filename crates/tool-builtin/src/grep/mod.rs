@@ -64,56 +64,49 @@ impl OutputMode {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GrepInput {
-    /// The regular expression to search for, in ripgrep (Rust regex) syntax.
+    /// The regular expression to search for.
     pub pattern: String,
-    /// The file or directory to search, absolute or relative to the working directory.
-    /// Leave it out to search the working directory.
+    /// The file or directory to search (default: the working directory).
     #[serde(default)]
     pub path: Option<String>,
-    /// Only search files whose path matches this glob, as `rg --glob` does: `*.js`,
-    /// `*.{ts,tsx}`, `src/**/*.rs`; several may be separated by commas or spaces, and a
-    /// leading `!` excludes.
+    /// Only files matching this glob (`*.js`, `*.{ts,tsx}`); several separated by commas
+    /// or spaces, a leading `!` excludes.
     #[serde(default)]
     pub glob: Option<String>,
-    /// Only search files of this type, as `rg --type` does: `rust`, `py`, `js`, `ts`,
-    /// `go`, `java`, `cpp`, `md` … Faster than `glob` for standard file types.
+    /// Only files of this ripgrep type (`rust`, `py`, `js`, `go` …); faster than glob.
     #[serde(default, rename = "type")]
     pub file_type: Option<String>,
-    /// `files_with_matches` (default): the paths of matching files; `content`: the
-    /// matching lines; `count`: the number of matches per file.
+    /// What to report (default files_with_matches).
     #[serde(default)]
     pub output_mode: Option<OutputMode>,
-    /// Lines of context to show before each match (`content` mode only).
+    /// Context lines before each match (content mode).
     #[serde(default, rename = "-B")]
     pub before: Option<usize>,
-    /// Lines of context to show after each match (`content` mode only).
+    /// Context lines after each match (content mode).
     #[serde(default, rename = "-A")]
     pub after: Option<usize>,
-    /// Lines of context to show before and after each match (`content` mode only).
+    /// Context lines around each match (content mode).
     #[serde(default, rename = "-C")]
     pub context_c: Option<usize>,
     /// The same as `-C`.
     #[serde(default)]
     pub context: Option<usize>,
-    /// Show line numbers (`content` mode only). Default: true.
+    /// Line numbers (content mode; default true).
     #[serde(default, rename = "-n")]
     pub line_numbers: Option<bool>,
-    /// Match without regard to case.
+    /// Ignore case.
     #[serde(default, rename = "-i")]
     pub case_insensitive: Option<bool>,
-    /// Show only the matched text, one match per line (`content` mode only).
+    /// Only the matched text, one match per line (content mode).
     #[serde(default, rename = "-o")]
     pub only_matching: Option<bool>,
-    /// Let matches span lines, with `.` matching newlines too (`rg -U --multiline-dotall`).
-    /// Default: false.
+    /// Let matches span lines, `.` matching newlines too (slower).
     #[serde(default)]
     pub multiline: Option<bool>,
-    /// Return at most this many entries (output lines, files or per-file counts).
-    /// Default 250; 0 returns everything.
+    /// At most this many entries (default 250, 0 for all).
     #[serde(default)]
     pub head_limit: Option<usize>,
-    /// Skip this many entries before applying `head_limit`, to page through a long
-    /// result. Default 0.
+    /// Entries to skip first, to page on.
     #[serde(default)]
     pub offset: Option<usize>,
 }
@@ -171,11 +164,16 @@ impl TypedTool for GrepTool {
             counts_matches: search.only_matching || search.multiline,
             line_numbers: search.line_numbers,
         };
+        // Paths are relative to the working directory; the note is due when the searched
+        // directory (a searched file's own) is another one.
+        let root = &search.root;
+        let dir = if root.is_dir { root.path.as_path() } else { root.path.parent().unwrap_or(&root.path) };
+        let paths = walk::ShownPaths::new(ctx, dir);
         let Some(found) = walk::run_blocking(&ctx.cancel, move |stop| search.run(stop)).await? else {
             return Err(walk::cancelled());
         };
         let page = Page { limit: input.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT), offset: input.offset.unwrap_or(0) };
-        Ok(render(mode, shape, found, page))
+        Ok(render(mode, shape, found, page, &paths))
     }
 
     fn render_use(&self, input: &GrepInput) -> String {
@@ -367,7 +365,8 @@ impl Page {
 }
 
 /// The model-facing text and the structured output.
-fn render(mode: OutputMode, shape: Shape, mut found: Found, page: Page) -> ToolOutput {
+/// Paths are printed as `paths` shows them; the structured output keeps them absolute.
+fn render(mode: OutputMode, shape: Shape, mut found: Found, page: Page, paths: &walk::ShownPaths) -> ToolOutput {
     let Shape { context, counts_matches, line_numbers } = shape;
     let mut structured = json!({ "mode": mode.as_str() });
     let (mut text, total, range) = match mode {
@@ -375,8 +374,9 @@ fn render(mode: OutputMode, shape: Shape, mut found: Found, page: Page) -> ToolO
             found.hits.sort_unstable_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
             let total = found.hits.len();
             let range = page.range(total);
-            let names: Vec<String> = found.hits[range.clone()].iter().map(|h| h.path.display().to_string()).collect();
-            structured["filenames"] = json!(names);
+            let hits = &found.hits[range.clone()];
+            structured["filenames"] = json!(hits.iter().map(|h| h.path.display().to_string()).collect::<Vec<_>>());
+            let names: Vec<String> = hits.iter().map(|h| paths.show(&h.path)).collect();
             structured["numFiles"] = json!(total);
             let text = if total == 0 {
                 "No files found".to_owned()
@@ -398,7 +398,7 @@ fn render(mode: OutputMode, shape: Shape, mut found: Found, page: Page) -> ToolO
             // Only the lines shown are formatted.
             let shown: Vec<String> = lines[range.clone()]
                 .iter()
-                .map(|entry| entry.map_or_else(|| "--".to_owned(), |(hit, line)| hit.format(line, line_numbers)))
+                .map(|entry| entry.map_or_else(|| "--".to_owned(), |(hit, line)| hit.format(line, line_numbers, paths)))
                 .collect();
             let shown = shown.join("\n");
             structured["numFiles"] = json!(num_files);
@@ -422,7 +422,7 @@ fn render(mode: OutputMode, shape: Shape, mut found: Found, page: Page) -> ToolO
             let sum: u64 = found.hits.iter().map(|h| h.count).sum();
             let range = page.range(total);
             let shown: Vec<String> =
-                found.hits[range.clone()].iter().map(|h| format!("{}:{}", h.path.display(), h.count)).collect();
+                found.hits[range.clone()].iter().map(|h| format!("{}:{}", paths.show(&h.path), h.count)).collect();
             structured["numFiles"] = json!(total);
             structured["numMatches"] = json!(sum);
             structured["content"] = json!(shown.join("\n"));
@@ -447,6 +447,10 @@ fn render(mode: OutputMode, shape: Shape, mut found: Found, page: Page) -> ToolO
     }
     if page.offset > 0 {
         structured["appliedOffset"] = json!(page.offset);
+    }
+    if let Some(note) = paths.note() {
+        text.push('\n');
+        text.push_str(&note);
     }
     if found.binary_root {
         text.push_str("\n(The file is binary: it contains a NUL byte, and binary files are not searched.)");

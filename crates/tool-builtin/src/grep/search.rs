@@ -17,7 +17,7 @@ use ignore::{DirEntry, WalkState};
 use toolgate_core::HiddenPaths;
 
 use super::OutputMode;
-use crate::walk::{self, SearchRoot};
+use crate::walk::{self, SearchRoot, ShownPaths};
 
 /// Lines longer than this many bytes are replaced by a marker (ripgrep's `--max-columns`).
 pub(crate) const MAX_COLUMNS: usize = 500;
@@ -79,13 +79,13 @@ pub(crate) enum LineKind {
 impl FileHit {
     /// `line` as the model reads it: `path:N:text` (or `path-N-text` for context), without
     /// the number when line numbers are off; a long line becomes a marker.
-    pub(crate) fn format(&self, line: &Line, line_numbers: bool) -> String {
+    pub(crate) fn format(&self, line: &Line, line_numbers: bool, paths: &ShownPaths) -> String {
         let separator = match line.kind {
             LineKind::Break => return "--".to_owned(),
             LineKind::Match | LineKind::OnlyMatch => ':',
             LineKind::Context => '-',
         };
-        let mut out = self.path.display().to_string();
+        let mut out = paths.show(&self.path);
         out.push(separator);
         if let Some(n) = line.number.filter(|_| line_numbers) {
             let _ = write!(out, "{n}{separator}");

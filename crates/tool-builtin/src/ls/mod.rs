@@ -54,6 +54,11 @@ impl TypedTool for LsTool {
         Some(prompt::SEARCH_HINT)
     }
 
+    /// Deferred: reached through ToolSearch, to keep the core tool set small.
+    fn should_defer(&self) -> bool {
+        true
+    }
+
     fn is_read_only(&self, _input: &LsInput) -> bool {
         true
     }
@@ -91,7 +96,8 @@ impl TypedTool for LsTool {
             "entries": tree.nodes.len() - 1,
             "truncated": tree.truncated,
         });
-        Ok(ToolOutput::text(tree.render(&root.path)).with_structured(structured))
+        let shown = walk::ShownPaths::new(ctx, &root.path).show(&root.path);
+        Ok(ToolOutput::text(tree.render(&shown)).with_structured(structured))
     }
 
     fn render_use(&self, input: &LsInput) -> String {
@@ -219,9 +225,10 @@ impl Tree {
         Some(tree)
     }
 
-    /// The model-facing text: the root, then the tree, then a note when capped.
-    fn render(&self, root: &Path) -> String {
-        let mut text = format!("{}/", root.display().to_string().trim_end_matches('/'));
+    /// The model-facing text: the root as the result shows it (relative to the working
+    /// directory when under it), then the tree, then a note when capped.
+    fn render(&self, root: &str) -> String {
+        let mut text = format!("{}/", root.trim_end_matches('/'));
         if self.nodes[0].children.is_empty() {
             text.push_str("\n(no entries)");
             return text;

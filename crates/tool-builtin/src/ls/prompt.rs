@@ -3,7 +3,8 @@
 /// What the model reads about LS.
 pub(crate) const DESCRIPTION: &str = "\
 Lists a directory as an indented tree: one entry per line, two spaces per level, \
-directories ending in `/`, symlinks shown as `name -> target` and not followed.
+directories ending in `/`, symlinks shown as `name -> target` and not followed. The first \
+line is the listed directory, relative to the working directory when under it.
 
 - `path` is the directory to list; prefer an absolute path (a relative one is resolved \
 against the working directory).

@@ -135,6 +135,11 @@ impl TypedTool for Monitor {
         Some("watch a command or log and stream its output lines")
     }
 
+    /// Deferred: reached through ToolSearch, to keep the core tool set small.
+    fn should_defer(&self) -> bool {
+        true
+    }
+
     fn interrupt_behavior(&self) -> InterruptBehavior {
         InterruptBehavior::Cancel
     }

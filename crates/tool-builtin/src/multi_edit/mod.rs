@@ -86,6 +86,11 @@ impl TypedTool for MultiEditTool {
         Some("several replacements in one file at once")
     }
 
+    /// Deferred: reached through ToolSearch, to keep the core tool set small.
+    fn should_defer(&self) -> bool {
+        true
+    }
+
     async fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), ToolError> {
         let (input, ctx) = (input.clone(), ctx.clone());
         blocking(move || edits::plan(&input.file_path, &input.replacements(), Caller::MultiEdit, &ctx).map(drop)).await

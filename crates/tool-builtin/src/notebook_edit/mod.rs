@@ -130,6 +130,11 @@ impl TypedTool for NotebookEditTool {
         Some("edit, insert or delete a Jupyter notebook cell")
     }
 
+    /// Deferred: reached through ToolSearch, to keep the core tool set small.
+    fn should_defer(&self) -> bool {
+        true
+    }
+
     fn is_destructive(&self, input: &NotebookEditInput) -> bool {
         input.edit_mode == Some(EditMode::Delete)
     }

@@ -65,7 +65,7 @@ const BUFFER_BYTES: usize = 256 * 1024;
 pub(crate) struct ReadInput {
     /// The absolute path of the file to read.
     pub file_path: String,
-    /// The line to start at, counting from 1 (0 also means the first line); with limit, reads part of a long file.
+    /// The 1-based line to start at (0 also means the first).
     #[serde(default)]
     pub offset: Option<u64>,
     /// How many lines to read (default 2000).

@@ -7,19 +7,14 @@ use crate::read::pdf::{MAX_PAGES_PER_CALL, MAX_PAGES_WITHOUT_RANGE};
 /// The description the model reads.
 pub(crate) fn description() -> String {
     format!(
-        "Reads a file from the local file system and returns its contents.
+        "Reads a file. Lines come back numbered like `cat -n` (the number, a tab, the line); that prefix is not part of the file, so never copy it into Edit's old_string or new_string.
 
-Usage:
-- file_path must be an absolute path. A relative path is resolved against the working directory, and the result says how it was resolved.
-- Without offset and limit, up to {DEFAULT_LIMIT} lines are returned from the start of the file. For a long file, read a part: offset is the 1-based line to start at, limit the number of lines. When a file is small enough, read it whole.
-- Lines come back numbered like `cat -n`: the line number right-aligned in six columns, a tab, then the line. The number and the tab are not part of the file; never copy them into old_string or new_string of Edit.
-- Lines longer than {MAX_LINE_CHARS} characters are cut, with a note saying how much is missing.
-- A read whose output would exceed about {MAX_OUTPUT_CHARS} characters stops early, with a note giving the offset to continue from.
-- Images (PNG, JPEG, GIF, WebP) are shown to you as images. Jupyter notebooks (.ipynb) come back as their cells with outputs. PDF files come back as the text of their pages, each under a `--- Page N of T ---` header. A PDF of more than {MAX_PAGES_WITHOUT_RANGE} pages must be read with pages, and one call returns at most {MAX_PAGES_PER_CALL} pages: pages takes a page (\"3\"), a range (\"1-5\") or a list (\"2,4-6\"). Pages without extractable text (scans) are reported as such; render them to images to see them.
-- Binary files are refused. Directories cannot be read: list them with LS, or `ls` in Bash.
-- For a file that does not exist, the error lists the closest existing paths.
-- Reading the same lines of a file that has not changed since your last read returns a short note instead of the content again: your earlier result is still current.
-- Read a file before you change it: Edit, MultiEdit, NotebookEdit, ApplyPatch and Write refuse to change an existing file you have not read, or one that changed after you read it.
-- You can read several files at once by calling Read for each in the same message."
+- file_path should be absolute; a relative one is resolved against the working directory, and the result says how.
+- Up to {DEFAULT_LIMIT} lines from the start unless you pass offset and limit; read small files whole. Lines over {MAX_LINE_CHARS} characters are cut with a note, and output over about {MAX_OUTPUT_CHARS} characters stops early with the offset to go on from.
+- Images (PNG, JPEG, GIF, WebP) come back as images, notebooks (.ipynb) as cells with outputs, PDFs as page text under `--- Page N of T ---` headers: a PDF over {MAX_PAGES_WITHOUT_RANGE} pages needs pages, at most {MAX_PAGES_PER_CALL} per call; pages without text (scans) are reported, render them to images to see them.
+- Binary files are refused; list a directory with LS or ls. A missing file's error lists the closest existing paths.
+- Reading unchanged lines again returns a short note: your earlier result is still current.
+- Edit, MultiEdit, NotebookEdit, ApplyPatch and Write refuse an existing file you have not read, or that changed since.
+- Read several files at once with one call each in the same message."
     )
 }

@@ -238,7 +238,10 @@ pub(crate) async fn run_foreground(
                             change = Some(ContextChange::Cwd(project));
                         }
                     }
-                    CwdOutcome::Moved(dir) => change = Some(ContextChange::Cwd(dir.clone())),
+                    CwdOutcome::Moved(dir) => {
+                        notes.push(format!("The working directory is now {}.", dir.display()));
+                        change = Some(ContextChange::Cwd(dir.clone()));
+                    }
                     CwdOutcome::Outside(dir) => notes.push(format!(
                         "Shell cwd was reset to {}: {} is outside the working directories.",
                         start.dir.display(),

@@ -43,6 +43,11 @@ impl TypedTool for Sleep {
     fn search_hint(&self) -> Option<&'static str> {
         Some("wait without holding a shell")
     }
+
+    /// Deferred: reached through ToolSearch, to keep the core tool set small.
+    fn should_defer(&self) -> bool {
+        true
+    }
     fn is_read_only(&self, _: &SleepInput) -> bool {
         true
     }

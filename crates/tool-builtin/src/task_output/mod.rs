@@ -28,12 +28,12 @@ const MAX_WAIT_MS: u64 = 600_000;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TaskOutputInput {
-    /// The ID of the background task, as the call that started it returned.
+    /// The background task's ID.
     pub(crate) task_id: String,
-    /// Wait for the task to finish before answering (default true).
+    /// Wait for the task to end (default true).
     #[serde(default)]
     pub(crate) block: Option<bool>,
-    /// How long to wait when blocking, in milliseconds (default 30000, at most 600000).
+    /// The longest wait, in milliseconds (default 30000, at most 600000).
     #[serde(default)]
     pub(crate) timeout: Option<f64>,
 }

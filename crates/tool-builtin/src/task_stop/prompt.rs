@@ -3,11 +3,8 @@
 /// The description.
 pub(super) fn description() -> String {
     "\
-Stops a background task: a command and every process it started, or a background agent.
-
-- task_id: the ID a background Bash or Agent call returned (for example \"bash_1\"). shell_id is \
-an older name for the same field; give one of the two, not both.
-- Output written before the stop stays readable with TaskOutput.
-- Stopping a task that has already finished is harmless: you are told how it ended."
+Stops a background task: a command with every process it started, or an agent. Its output \
+stays readable with TaskOutput; stopping a task that already ended is harmless and says how \
+it ended. shell_id is an older name for task_id: give one of the two."
         .to_owned()
 }

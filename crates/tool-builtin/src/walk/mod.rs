@@ -68,6 +68,43 @@ impl SearchRoot {
     }
 }
 
+/// How Glob, Grep and LS print paths: relative to the working directory `cwd` when under
+/// it (`.` for `cwd` itself), absolute otherwise. Read, Edit and Write take either form.
+#[derive(Debug, Clone)]
+pub(crate) struct ShownPaths {
+    cwd: PathBuf,
+    /// Whether the search ran somewhere other than `cwd` (then a relative path could be
+    /// read as relative to the searched directory).
+    elsewhere: bool,
+    /// Whether a relative path was printed.
+    relative_shown: std::cell::Cell<bool>,
+}
+
+impl ShownPaths {
+    /// Paths of a search of the directory `dir` from the context's working directory.
+    pub(crate) fn new(ctx: &ToolContext, dir: &Path) -> Self {
+        Self { cwd: ctx.cwd.clone(), elsewhere: dir != ctx.cwd, relative_shown: std::cell::Cell::new(false) }
+    }
+
+    /// `path` as the result prints it.
+    pub(crate) fn show(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.cwd) {
+            Ok(rel) => {
+                self.relative_shown.set(true);
+                if rel.as_os_str().is_empty() { ".".to_owned() } else { rel.display().to_string() }
+            }
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    /// The one note a result ends with when its relative paths could be misread: the search
+    /// ran outside the working directory or below it, and some path was printed relative.
+    pub(crate) fn note(&self) -> Option<String> {
+        (self.elsewhere && self.relative_shown.get())
+            .then(|| format!("(Paths are relative to the working directory, {}.)", self.cwd.display()))
+    }
+}
+
 /// The error for a path that does not exist: names the closest existing ancestor and the
 /// entries there whose names look like the missing one.
 pub(crate) fn missing_path_error(path: &Path, ctx: &ToolContext) -> ToolError {

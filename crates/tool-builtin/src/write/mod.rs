@@ -165,6 +165,9 @@ fn plan(input: &WriteInput, ctx: &ToolContext) -> Result<Plan, ToolError> {
     Ok(Plan { path, note: target.note, old, exists })
 }
 
+/// What a successful write adds, so the model does not read the file back.
+const WRITTEN: &str = "The file now holds exactly the content you sent; no need to Read it back.";
+
 fn commit(plan: Plan, content: String, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
     let path = &plan.path;
     let shown = path.display();
@@ -187,10 +190,17 @@ fn commit(plan: Plan, content: String, ctx: &ToolContext) -> Result<ToolOutput, 
         let patch = old.as_deref().and_then(|old| structured_patch(old, &content));
         let text = match stat {
             Some((added, removed)) => {
-                format!("Updated {shown}: now {} ({added} added, {removed} removed).", plural(lines as u64, "line"))
+                format!(
+                    "Updated {shown}: now {} ({added} added, {removed} removed). {WRITTEN}",
+                    plural(lines as u64, "line")
+                )
             }
             None => {
-                format!("Updated {shown}: now {} ({}).", plural(lines as u64, "line"), human_bytes(bytes.len() as u64))
+                format!(
+                    "Updated {shown}: now {} ({}). {WRITTEN}",
+                    plural(lines as u64, "line"),
+                    human_bytes(bytes.len() as u64)
+                )
             }
         };
         let structured = json!({
@@ -203,7 +213,11 @@ fn commit(plan: Plan, content: String, ctx: &ToolContext) -> Result<ToolOutput, 
         });
         (text, structured)
     } else {
-        let text = format!("Created {shown} ({}, {}).", plural(lines as u64, "line"), human_bytes(bytes.len() as u64));
+        let text = format!(
+            "Created {shown} ({}, {}). {WRITTEN}",
+            plural(lines as u64, "line"),
+            human_bytes(bytes.len() as u64)
+        );
         let structured = json!({
             "type": "create", "filePath": path.to_string_lossy(), "content": content, "structuredPatch": [],
         });

@@ -23,7 +23,7 @@ async fn a_unique_match_is_replaced_and_the_region_shown() {
         .unwrap();
     assert_eq!(
         fx.scrub(&text(&out)),
-        "The file [ROOT]/f.txt has been updated. The edited region, with line numbers:\n     7\tline 7\n     8\tline 8\n     9\tline 9\n    10\tline ten\n    11\tline 11\n    12\tline 12\n    13\tline 13\n"
+        "The file [ROOT]/f.txt has been updated; no need to Read it back. The edited region, with line numbers:\n     7\tline 7\n     8\tline 8\n     9\tline 9\n    10\tline ten\n    11\tline 11\n    12\tline 12\n    13\tline 13\n"
     );
     let structured = out.structured.unwrap();
     assert_eq!(structured["oldString"], "line 10\n");

@@ -23,7 +23,7 @@ async fn edits_apply_in_order_on_the_previous_result() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "ALPHA\nBETA\ng4mm4\n");
     assert_eq!(
         fx.scrub(&text(&out)),
-        "Applied 3 edits to [ROOT]/f.txt. The edited regions, with line numbers:\n     1\tALPHA\n     2\tBETA\n     3\tg4mm4\n"
+        "Applied 3 edits to [ROOT]/f.txt; no need to Read it back. The edited regions, with line numbers:\n     1\tALPHA\n     2\tBETA\n     3\tg4mm4\n"
     );
     assert_eq!(out.structured.unwrap()["replacements"], json!([1, 1, 2]));
 }

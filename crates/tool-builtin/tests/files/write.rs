@@ -13,7 +13,12 @@ async fn creates_a_new_file_and_its_parents_without_a_read() {
     let fx = Fixture::new();
     let path = fx.path("a/b/new.txt");
     let out = fx.run("Write", json!({"file_path": path, "content": "one\ntwo\n"})).await.unwrap();
-    assert_eq!(fx.scrub(&text(&out)), "Created [ROOT]/a/b/new.txt (2 lines, 8 B).");
+    // The result says the content is now the file's, so the model need not read it back.
+    assert_eq!(
+        fx.scrub(&text(&out)),
+        "Created [ROOT]/a/b/new.txt (2 lines, 8 B). The file now holds exactly the content you sent; no need to Read \
+         it back."
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
     let structured = out.structured.unwrap();
     assert_eq!(structured["type"], "create");
@@ -36,7 +41,11 @@ async fn overwriting_needs_a_full_read() {
     assert!(err.message().contains("partially read"), "{err:?}");
     fx.read(&path).await;
     let out = fx.run("Write", json!({"file_path": path, "content": "a\nB\nc\nd\n"})).await.unwrap();
-    assert_eq!(fx.scrub(&text(&out)), "Updated [ROOT]/old.txt: now 4 lines (2 added, 1 removed).");
+    assert_eq!(
+        fx.scrub(&text(&out)),
+        "Updated [ROOT]/old.txt: now 4 lines (2 added, 1 removed). The file now holds exactly the content you sent; \
+         no need to Read it back."
+    );
     let structured = out.structured.unwrap();
     assert_eq!(structured["type"], "update");
     assert_eq!(structured["structuredPatch"][0]["lines"], json!([" a", "-b", "+B", " c", "+d"]));

@@ -16,7 +16,8 @@ async fn compare(tree: &Tree, pattern: &str) {
     if let Some(theirs) = rg(&["--files", "--no-ignore", "--glob", pattern, &root], &tree.root()).await {
         // A later whitelist glob such as `*` re-admits `.git` in rg (its `!.git` comes
         // first); Glob never lists VCS directories.
-        let theirs: Vec<String> = sorted_lines(&theirs).into_iter().filter(|l| !l.contains("/.git/")).collect();
+        let theirs: Vec<String> =
+            sorted_lines(&tree.relative(&theirs)).into_iter().filter(|l| !l.starts_with(".git/")).collect();
         assert_eq!(ours, theirs, "Glob {pattern} vs rg --files --glob");
     }
     if !pattern.contains('/') {
@@ -24,7 +25,7 @@ async fn compare(tree: &Tree, pattern: &str) {
         let mut args = args.to_vec();
         args.extend([pattern, root.as_str()]);
         if let Some(theirs) = external("fdfind", &args, &tree.root()).await {
-            assert_eq!(ours, sorted_lines(&theirs), "Glob {pattern} vs fdfind");
+            assert_eq!(ours, sorted_lines(&tree.relative(&theirs)), "Glob {pattern} vs fdfind");
         }
     }
 }
@@ -41,8 +42,8 @@ async fn files_come_newest_first_with_hidden_and_ignored_files_but_without_vcs_d
         "src/lib.rs",
         "src/main.rs",
     ];
-    let want: Vec<String> = expected.iter().map(|rel| tree.path(rel).display().to_string()).collect();
-    assert_eq!(out, want.join("\n"));
+    // Relative to the working directory, the tree's root.
+    assert_eq!(out, expected.join("\n"));
     // Ties in mtime are broken by path, so the order is stable.
     let ties = Tree::new();
     for rel in ["b.txt", "a.txt", "c.txt"] {
@@ -50,15 +51,14 @@ async fn files_come_newest_first_with_hidden_and_ignored_files_but_without_vcs_d
     }
     ties.file("new.txt", "").mtime("new.txt", 9);
     let out = text("Glob", json!({"pattern": "*.txt"}), &ties.ctx()).await;
-    assert_eq!(ties.redact(&out), "[ROOT]/new.txt\n[ROOT]/a.txt\n[ROOT]/b.txt\n[ROOT]/c.txt");
+    assert_eq!(out, "new.txt\na.txt\nb.txt\nc.txt");
 }
 
 #[tokio::test]
 async fn patterns_follow_ripgreps_glob_rules() {
     let tree = project();
-    let root = tree.root();
     let expect = |pattern: &str, rels: &[&str]| {
-        let mut want: Vec<String> = rels.iter().map(|r| root.join(r).display().to_string()).collect();
+        let mut want: Vec<String> = rels.iter().map(|r| (*r).to_owned()).collect();
         want.sort();
         (pattern.to_owned(), want)
     };
@@ -113,7 +113,7 @@ async fn gitignore_is_respected_only_when_the_host_asks() {
     let out = text("Glob", json!({"pattern": "**/*.rs"}), &ctx).await;
     let root = tree.root().display().to_string();
     if let Some(theirs) = rg(&["--files", "--glob", "**/*.rs", &root], &tree.root()).await {
-        assert_eq!(sorted_lines(&out), sorted_lines(&theirs));
+        assert_eq!(sorted_lines(&out), sorted_lines(&tree.relative(&theirs)));
     }
 }
 
@@ -141,15 +141,24 @@ async fn more_than_100_files_are_cut_to_the_newest_with_a_note() {
 async fn paths_relative_absolute_and_in_the_pattern() {
     let tree = project();
     let ctx = tree.ctx();
-    let want = format!("{}\n{}", tree.path("src/util/strings.rs").display(), tree.path("src/util/mod.rs").display());
+    // Searched below the working directory, the paths stay relative to it, and say so.
+    let want = format!(
+        "src/util/strings.rs\nsrc/util/mod.rs\n(Paths are relative to the working directory, {}.)",
+        tree.root().display()
+    );
     assert_eq!(text("Glob", json!({"pattern": "*.rs", "path": "src/util"}), &ctx).await, want);
     let abs = tree.path("src/util").display().to_string();
     assert_eq!(text("Glob", json!({"pattern": "*.rs", "path": abs}), &ctx).await, want);
+    // An absolute pattern searched from the working directory: relative paths, and no note
+    // (no path names another directory to read them against).
     let in_pattern = format!("{}/src/util/*.rs", tree.root().display());
-    assert_eq!(text("Glob", json!({"pattern": in_pattern}), &ctx).await, want);
+    assert_eq!(text("Glob", json!({"pattern": in_pattern}), &ctx).await, "src/util/strings.rs\nsrc/util/mod.rs");
+    // Outside the working directory, paths stay absolute.
     let from_elsewhere = support::Tree::new();
     let pattern = format!("{}/src/util/*.rs", tree.root().display());
-    assert_eq!(text("Glob", json!({"pattern": pattern}), &from_elsewhere.ctx()).await, want);
+    let absolute =
+        format!("{}\n{}", tree.path("src/util/strings.rs").display(), tree.path("src/util/mod.rs").display());
+    assert_eq!(text("Glob", json!({"pattern": pattern}), &from_elsewhere.ctx()).await, absolute);
     assert_eq!(text("Glob", json!({"pattern": "*.nothing"}), &ctx).await, "No files found");
 }
 
@@ -208,8 +217,9 @@ async fn a_symlinked_directory_given_as_path_is_searched() {
     let out = text("Glob", json!({"pattern": "*.rs", "path": "linked"}), &tree.ctx()).await;
     assert_eq!(
         tree.redact(&out),
-        "[ROOT]/linked/util/strings.rs\n[ROOT]/linked/util/mod.rs\n[ROOT]/linked/lib.rs\n[ROOT]/linked/main.rs"
+        "linked/util/strings.rs\nlinked/util/mod.rs\nlinked/lib.rs\nlinked/main.rs\n\
+         (Paths are relative to the working directory, [ROOT].)"
     );
     let out = text("LS", json!({"path": "linked/util"}), &tree.ctx()).await;
-    assert_eq!(tree.redact(&out), "[ROOT]/linked/util/\n  mod.rs\n  strings.rs");
+    assert_eq!(out, "linked/util/\n  mod.rs\n  strings.rs");
 }

@@ -65,6 +65,13 @@ impl Tree {
         ToolContext::new(self.root())
     }
 
+    /// `text` with the root taken off the start of each line: an absolute listing (rg's,
+    /// fd's) as Glob, Grep and LS print paths under the working directory, the root.
+    pub fn relative(&self, text: &str) -> String {
+        let prefix = format!("{}/", self.root().display());
+        text.lines().map(|l| l.strip_prefix(&prefix).unwrap_or(l)).collect::<Vec<_>>().join("\n")
+    }
+
     /// Replaces the root in `text` with `[ROOT]`, for snapshots.
     pub fn redact(&self, text: &str) -> String {
         text.replace(&self.root().display().to_string(), "[ROOT]")

@@ -112,6 +112,8 @@ async fn cd_carries_over_inside_the_roots() {
     let mut s = Session::new();
     let out = s.call("Bash", json!({"command": "mkdir -p sub/deeper && cd sub"})).await.unwrap();
     assert_eq!(out.context_change, Some(ContextChange::Cwd(s.root.join("sub"))));
+    // The result names the new working directory, so the model need not run pwd.
+    assert_eq!(out.to_text(), format!("The working directory is now {}.", s.root.join("sub").display()));
     s.apply(&out);
     let out = s.call("Bash", json!({"command": "pwd"})).await.unwrap();
     assert_eq!(out.to_text(), s.root.join("sub").display().to_string());
@@ -120,6 +122,8 @@ async fn cd_carries_over_inside_the_roots() {
     s.apply(&out);
     let out = s.call("Bash", json!({"command": "cd ../.. && pwd"})).await.unwrap();
     assert_eq!(out.context_change, Some(ContextChange::Cwd(s.root.clone())));
+    let root = s.root.display();
+    assert_eq!(out.to_text(), format!("{root}\n\nThe working directory is now {root}."));
 }
 
 #[tokio::test]
