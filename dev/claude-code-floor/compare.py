@@ -143,8 +143,9 @@ def build_folders(sc, root):
 # ---------------------------------------------------------------- toolgate's side
 
 class Toolgate:
-    def __init__(self, binary):
+    def __init__(self, binary, untrusted=False):
         self.binary = binary
+        self.untrusted = untrusted
 
     def env(self, root, home):
         # nothing of the caller's configuration: no CLAUDE_CONFIG_DIR, no API key, no TOOLGATE_*
@@ -164,7 +165,9 @@ class Toolgate:
         try:
             proj, home, tokens = build_folders(sc, root)
             env = self.env(root, home)
-            rc, out, err = self.run(["-q", "trust", proj], proj, env)
+            # Claude Code's oracle marks the project trusted; --untrusted leaves it untrusted for
+            # toolgate, whose project settings then only tighten: still never looser.
+            rc, out, err = (0, "", "") if self.untrusted else self.run(["-q", "trust", proj], proj, env)
             if rc != 0:
                 return [{"behavior": "toolgate-failed", "message": "toolgate trust: " + (err or out).strip()}
                         for _ in sc["calls"]]
@@ -274,6 +277,8 @@ def main():
     ap.add_argument("--all", action="store_true", help="print every call, not only the differences")
     ap.add_argument("--json-out", metavar="FILE", help="write every compared call as JSON lines")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--untrusted", action="store_true",
+                    help="leave each project untrusted for toolgate (Claude Code's runs trust it)")
     a = ap.parse_args()
 
     scenarios = read_jsonl(a.scenarios)
@@ -320,7 +325,7 @@ def main():
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
         print("Claude Code's decisions saved in %s" % a.save_expected, file=sys.stderr)
 
-    tg = Toolgate(a.toolgate)
+    tg = Toolgate(a.toolgate, untrusted=a.untrusted)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         answers = list(pool.map(tg.scenario, scenarios))
 
