@@ -69,6 +69,9 @@ async fn the_official_conformance_suite_passes_the_client_scenarios() {
             .await
             .unwrap();
         let output = format!("{}{}", run.stdout.text(), run.stderr.text());
+        // The lines docs/mcp-conformance.md records (`--nocapture` shows them).
+        let summary: Vec<&str> = output.lines().filter(|l| l.contains(" failed")).collect();
+        eprintln!("conformance client scenario {scenario}:\n{}", summary.join("\n"));
         assert!(output.contains(", 0 failed,"), "{scenario}:\n{output}");
     }
 }

@@ -99,6 +99,8 @@ async fn the_official_conformance_suite_passes_its_protocol_scenarios() {
         list.push(rest.split(':').next().unwrap_or_default().to_owned());
     }
     let table = output.lines().filter(|l| l.starts_with(['✓', '✗'])).collect::<Vec<_>>().join("\n");
+    // The table docs/mcp-conformance.md records (`--nocapture` shows it).
+    eprintln!("conformance server scenarios:\n{table}");
     for scenario in PROTOCOL {
         assert!(passed.iter().any(|p| p == scenario), "{scenario} did not pass:\n{table}");
     }
