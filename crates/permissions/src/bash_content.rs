@@ -383,11 +383,11 @@ impl Check<'_, '_, '_> {
             // rule that allows the command does not vouch for where it writes (`Bash(rm:*)`
             // and `rm -rf /etc/nginx`).
             if !toolgate_shell::is_exempt_device(arg) && !self.paths.inside(&forms) {
-                let shown = self.outside_form(&forms);
+                let shown = self.outside_reading(arg, &forms);
                 self.outside(|| format!("`{}` writes {shown}, outside the working directories", cmd.text));
             }
         } else if access == Access::Copied && !self.paths.inside(&forms) {
-            let shown = self.outside_form(&forms);
+            let shown = self.outside_reading(arg, &forms);
             self.outside(|| format!("`{}` reads {shown}, outside the working directories", cmd.text));
         }
         if read_only && !self.paths.inside(&forms) {
@@ -395,7 +395,7 @@ impl Check<'_, '_, '_> {
             // edits inside them, and an allow rule for another command of the line does not
             // vouch for it (`cd /tmp/other && npm test`).
             let verb = if families.is_empty() { "goes to" } else { "reads" };
-            let shown = self.outside_form(&forms);
+            let shown = self.outside_reading(arg, &forms);
             self.outside(|| format!("`{}` {verb} {shown}, outside the working directories", cmd.text));
         }
     }
@@ -525,6 +525,32 @@ impl Check<'_, '_, '_> {
     fn outside_form(&mut self, forms: &[std::path::PathBuf]) -> String {
         let outside = forms.iter().find(|f| !self.paths.inside(std::slice::from_ref(*f)));
         outside.or(forms.first()).map(|f| f.display().to_string()).unwrap_or_default()
+    }
+
+    /// The outside form of `word`'s `forms`, for messages, saying from which folder it is
+    /// read when that is not the working directory: a relative word is read from every folder
+    /// a `cd` of the line may lead to (`cd a/link; cd ..` adds the working directory's parent,
+    /// should the first `cd` fail), and naming the path alone would look like a wrong reading.
+    fn outside_reading(&mut self, word: &str, forms: &[PathBuf]) -> String {
+        if word.starts_with('/') || word.starts_with('~') || self.bases.dirs.len() < 2 {
+            return self.outside_form(forms);
+        }
+        let bases: Vec<PathBuf> = self.bases.dirs.iter().map(|dir| dir.to_path_buf()).collect();
+        for (at, base) in bases.iter().enumerate() {
+            let reading = self.paths.forms(&shell_path(base, word, self.home));
+            if self.paths.inside(&reading) {
+                continue;
+            }
+            let shown = self.outside_form(&reading);
+            return match at {
+                0 => shown,
+                _ => format!(
+                    "{shown} (run in {}, where a `cd` of the line may lead)",
+                    toolgate_core::normalize_path(base).display()
+                ),
+            };
+        }
+        self.outside_form(forms)
     }
 
     /// Something read outside the working directories (or read from a path known only at

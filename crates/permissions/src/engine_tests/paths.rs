@@ -254,6 +254,38 @@ fn a_program_is_judged_in_each_folder_the_line_moves_to() {
     }
 }
 
+/// A relative path is read from every folder a `cd` of the line may lead to, the working
+/// directory's parent too after `cd a/link; cd ..` (should the first `cd` fail): the line asks,
+/// and its message says from which folder the path leads outside, rather than naming a path
+/// that looks computed from the wrong folder.
+#[test]
+fn an_outside_reading_names_the_folder_it_is_read_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().canonicalize().unwrap().join("proj");
+    std::fs::create_dir_all(repo.join("a")).unwrap();
+    std::fs::create_dir_all(repo.join("b/c")).unwrap();
+    std::os::unix::fs::symlink("../b/c", repo.join("a/link")).unwrap();
+    let engine = PermissionEngine::builder(PermissionSettings::default()).home(None).cwd(&repo).build();
+    let mut ctx = ToolContext::new(&repo);
+    ctx.permission_mode = Dflt;
+    let decision = engine.evaluate(&tool("Bash"), &json!({"command": "cd a/link; cd ..; ls"}), &ctx, None).decision;
+    assert_eq!(decision.behavior, Ask);
+    let parent = repo.parent().unwrap();
+    let expected = format!(
+        "`cd a/link` goes to {} (run in {}, where a `cd` of the line may lead)",
+        parent.join("a/link").display(),
+        parent.display()
+    );
+    assert!(decision.message.contains(&expected), "{}", decision.message);
+    // From the working directory itself, the path alone.
+    let decision = engine.evaluate(&tool("Bash"), &json!({"command": "cat ../x"}), &ctx, None).decision;
+    assert!(
+        decision.message.contains(&format!("reads {}, outside", parent.join("x").display())),
+        "{}",
+        decision.message
+    );
+}
+
 /// Where Claude Code 2.1.197 asks and toolgate allowed (the floor comparison in
 /// `dev/claude-code-floor/`): a prefix rule for `find` or `awk` does not approve a use that
 /// deletes, writes or runs, a bare `Edit` allow rule does not approve Write, what prints the
