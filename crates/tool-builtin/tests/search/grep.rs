@@ -345,3 +345,16 @@ async fn the_permission_target_is_the_absolute_search_path() {
     }
     assert_eq!(grep.max_result_size_chars(), toolgate_core::ResultLimit::Chars(20_000));
 }
+
+#[tokio::test]
+async fn paths_outside_the_working_directory_stay_absolute() {
+    let tree = project();
+    let elsewhere = Tree::new();
+    let src = tree.path("src").display().to_string();
+    let out = text("Grep", json!({"pattern": "fn main", "path": src}), &elsewhere.ctx()).await;
+    assert_eq!(out, format!("Found 1 file\n{}", tree.path("src/main.rs").display()));
+    let out = text("Grep", json!({"pattern": "fn main", "path": src, "output_mode": "count"}), &elsewhere.ctx()).await;
+    assert_eq!(out, format!("{}:1\n\nFound 1 matching line in 1 file.", tree.path("src/main.rs").display()));
+    let out = text("LS", json!({"path": tree.path("src/util").display().to_string()}), &elsewhere.ctx()).await;
+    assert_eq!(out, format!("{}/\n  mod.rs\n  strings.rs", tree.path("src/util").display()));
+}
