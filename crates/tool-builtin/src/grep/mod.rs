@@ -103,7 +103,7 @@ pub(crate) struct GrepInput {
     /// Let matches span lines, `.` matching newlines too (slower).
     #[serde(default)]
     pub multiline: Option<bool>,
-    /// At most this many entries (default 250, 0 for all).
+    /// At most this many entries.
     #[serde(default)]
     pub head_limit: Option<usize>,
     /// Entries to skip first, to page on.

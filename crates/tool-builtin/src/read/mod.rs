@@ -68,11 +68,11 @@ pub(crate) struct ReadInput {
     /// The 1-based line to start at (0 also means the first).
     #[serde(default)]
     pub offset: Option<u64>,
-    /// How many lines to read (default 2000).
+    /// How many lines to read.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub limit: Option<u64>,
-    /// PDF pages to read: a page ("3"), a range ("1-5") or a list ("2,4-6"). Needed for PDFs over 10 pages; at most 20 pages per call. Only for PDFs.
+    /// PDF pages to read: a page ("3"), a range ("1-5") or a list ("2,4-6").
     #[serde(default)]
     pub pages: Option<String>,
 }
