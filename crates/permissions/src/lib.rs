@@ -26,6 +26,7 @@
 
 mod bash_content;
 mod bash_paths;
+mod bash_rules;
 mod classifier;
 mod condition;
 mod content;

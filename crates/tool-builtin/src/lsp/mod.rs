@@ -42,8 +42,8 @@ use toolgate_core::{
     DynTool, PermissionCheck, ToolContext, ToolError, ToolErrorKind, ToolOutput, TypedTool, file_uri, typed, uri_path,
 };
 
-use self::client::{Client, LspError};
 pub use self::approvals::{APPROVALS_FILE, LspApprovals};
+use self::client::{Client, LspError};
 pub use self::config::{LspConfig, ServerConfig};
 use self::format::{Call, Formatter, FoundSymbol, Shown};
 use self::position::OutOfRange;
