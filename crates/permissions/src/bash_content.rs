@@ -36,10 +36,11 @@ use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
 use toolgate_shell::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command};
 
+use crate::bash_git::{GitAnchor, GitReads, git_content_paths, repository_tops};
 use crate::bash_paths::{
-    Bases, GitAnchor, GitReads, MAX_WALKED, Targets, basename, find_start_points, git_content_paths, glob_folder,
-    glob_may_name_hidden, is_static_path, operands, option_paths, option_values, output_paths, read_operands,
-    recursion, repository_tops, sed_edits_only_operands, shell_path, walk_below,
+    Bases, MAX_WALKED, Targets, basename, find_start_points, glob_folder, glob_may_name_hidden, is_static_path,
+    operands, option_paths, option_values, output_paths, read_operands, recursion, sed_edits_only_operands, shell_path,
+    walk_below,
 };
 use crate::bash_rules::{Spellings, launched_by, may_match_later, rule_approvable, unapprovable_text};
 use crate::content::{Content, Paths, concat};

@@ -192,48 +192,12 @@ fn every_file_option_reads_its_example() {
 }
 
 #[test]
-fn option_values_and_git_content_paths() {
+fn option_values_name_files() {
     let values = |src: &str| option_values(&first(src)).join(" ");
     assert_eq!(values("wc --files0-from=.env -l"), ".env");
     assert_eq!(values("git log --format=%H --since= -- --x=y"), "%H");
     assert_eq!(values("grep --include=*.rs -r x ."), "");
     assert_eq!(values("ls --color=$C"), "");
-    let git = |src: &str| {
-        let cmd = first(src);
-        let reads = git_content_paths(&cmd);
-        let mut shown: Vec<String> = reads.dirs.iter().map(|d| format!("-C {d}")).collect();
-        if reads.elsewhere {
-            shown.push("elsewhere".into());
-        }
-        for (path, anchor) in &reads.paths {
-            let from = match anchor {
-                GitAnchor::Here => "here",
-                GitAnchor::Top => "top",
-                GitAnchor::PatternHere => "pattern-here",
-                GitAnchor::PatternTop => "pattern-top",
-            };
-            shown.push(format!("{from}:{path}"));
-        }
-        shown.join(" ")
-    };
-    assert_eq!(git("git show :.env HEAD:./src/a.rs"), "top:.env here:./src/a.rs");
-    assert_eq!(git("git -C sub cat-file -p v1:secrets/k"), "-C sub top:secrets/k");
-    assert_eq!(git("git log -p -- .env src"), "here:.env here:src");
-    assert_eq!(git("git show origin/main:x"), "top:x");
-    assert_eq!(git("git show :0:.env :3:b"), "top:.env top:b");
-    assert_eq!(git("git diff -- a"), "here:a");
-    assert_eq!(git("git blame -w .env"), "here:.env");
-    assert_eq!(git("git log -L1,9:.env -L :f:./src/a.rs"), "here:.env here:./src/a.rs");
-    assert_eq!(git("git grep -n secret .env"), "here:.env");
-    assert_eq!(git("git grep -e secret -- .env"), "here:.env");
-    assert_eq!(
-        git("git log -p -- 'src/*.rs' ':(top)k/a?' ':/b' ':(literal)c*'"),
-        "pattern-here:src pattern-top:k top:b here:c*"
-    );
-    assert_eq!(git("git log -p -- ':(icase)x' ':!y' ':(top,exclude)z'"), "pattern-top: pattern-top: pattern-top:");
-    assert_eq!(git("git --git-dir=/o/.git show HEAD:x"), "elsewhere top:x");
-    assert_eq!(git("GIT_DIR=/o git -C a -C b log -p x"), "-C a -C b elsewhere here:x");
-    assert_eq!(git("git push origin HEAD:main"), "");
 }
 
 #[test]

@@ -25,6 +25,7 @@
 //! ```
 
 mod bash_content;
+mod bash_git;
 mod bash_paths;
 mod bash_rules;
 mod classifier;
