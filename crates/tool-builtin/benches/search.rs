@@ -334,13 +334,16 @@ fn verify() {
     if on_path("rg") {
         let ours = run_ours(&find_tool("Grep"), &ctx, &grep_input("files_with_matches"));
         let ours = sorted(ours.lines().skip(1).map(str::to_owned));
-        let theirs = sorted(run_process("rg", &rg_grep_args(&["-l", needle()])).lines().map(str::to_owned));
+        // Grep prints paths relative to the working directory (the tree), rg as it was given them.
+        let prefix = format!("{}/", root.display());
+        let relative = |line: &str| line.strip_prefix(&prefix).unwrap_or(line).to_owned();
+        let theirs = sorted(run_process("rg", &rg_grep_args(&["-l", needle()])).lines().map(relative));
         assert_eq!(ours, theirs, "Grep and rg -l disagree");
         eprintln!("verified: Grep files_with_matches = rg -l ({} files)", ours.len());
         let ours = run_ours(&find_tool("Grep"), &ctx, &grep_input("count"));
         let theirs = run_process("rg", &rg_grep_args(&["-c", needle()]));
         let ours = sorted(ours.lines().take_while(|l| !l.is_empty()).map(str::to_owned));
-        assert_eq!(ours, sorted(theirs.lines().map(str::to_owned)), "Grep count and rg -c disagree");
+        assert_eq!(ours, sorted(theirs.lines().map(relative)), "Grep count and rg -c disagree");
         let ours = run_ours(&find_tool("Grep"), &ctx, &grep_input("content"));
         let theirs = run_process("rg", &rg_grep_args(&["-n", "-C", "2", needle()]));
         eprintln!("content: ours {} lines, rg {} lines", ours.lines().count(), theirs.lines().count());
