@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
+use toolgate_shell::programs::{self, Writes};
 use toolgate_shell::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command};
 
 use crate::bash_git::{GitAnchor, GitReads, git_content_paths, repository_tops};
@@ -49,10 +50,6 @@ use crate::rule_index::{CommandIndex, PathRules, RuleBook};
 use crate::rules::CompiledRule;
 use crate::settings::RuleEntry;
 use crate::{critical_rm_reason, protected_path_reason};
-
-/// Commands `acceptEdits` approves when every path they touch is inside the working
-/// directories.
-const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"];
 
 /// Fills `content` for the Bash call `analysis` describes (see the module documentation).
 pub(crate) fn bash_content<'b>(
@@ -229,7 +226,7 @@ pub(crate) fn bash_content<'b>(
         // acceptEdits mode reads the verdict: other modes skip the paths).
         if check.accept_ok {
             let edits_ok = ctx.permission_mode == PermissionMode::AcceptEdits
-                && ACCEPT_EDITS_COMMANDS.contains(&program)
+                && programs::get(program).accept_edits
                 && check.accept_edits(cmd, program, &operands);
             check.accept_ok = edits_ok;
         }
@@ -284,15 +281,15 @@ enum Access {
 }
 
 /// The index of the first operand a command that is not read-only writes, creates or removes
-/// (`operands` when it writes none the checks know of): every operand of `mv`, `rm`, `touch`,
-/// `mkdir`, `tee`, `chmod` and the like; the last (the destination) of `cp`, `ln` and `rsync`,
-/// unless a `cp` or `ln` is given its destination by `-t` (then all, the folder among them).
+/// (`operands` when it writes none the checks know of), from its entry's
+/// [`Writes`](toolgate_shell::programs::Writes): every operand of `mv`, `rm`, `touch`, `mkdir`,
+/// `tee`, `chmod` and the like; the last (the destination) of `cp`, `ln` and `rsync`, unless a
+/// `cp` or `ln` is given its destination by `-t` (then all, the folder among them).
 fn first_written_operand(cmd: &SimpleCommand<'_>, program: &str, operands: usize) -> usize {
-    match program {
-        "mv" | "rm" | "rmdir" | "unlink" | "touch" | "mkdir" | "tee" | "truncate" | "shred" | "install" | "chmod"
-        | "chown" | "chgrp" | "sed" => 0,
-        "cp" | "ln" if has_target_option(cmd) => 0,
-        "cp" | "ln" | "rsync" => operands.saturating_sub(1),
+    match programs::get(program).writes {
+        Writes::All => 0,
+        Writes::Destination { target_option: true } if has_target_option(cmd) => 0,
+        Writes::Destination { .. } => operands.saturating_sub(1),
         _ => operands,
     }
 }
@@ -688,7 +685,8 @@ impl Check<'_, '_, '_> {
                     let lexical = self.paths.forms(&target).swap_remove(0);
                     // No rule can match below it, or nothing is there: nothing to walk. `diff`'s
                     // folders are walked whatever the rules: a link in one may lead anywhere.
-                    let may_match = program == "diff" || self.path_rules.restrict_reads_below(&lexical);
+                    let may_match = programs::get(program).walk == programs::Walk::Always
+                        || self.path_rules.restrict_reads_below(&lexical);
                     if may_match && self.paths.exists(&lexical) {
                         all.extend(walk_below(&lexical, recursion.filtered, MAX_WALKED)?);
                     }
@@ -753,5 +751,52 @@ impl Check<'_, '_, '_> {
             };
             slot.get_or_insert_with(|| hazard.to_string());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use toolgate_shell::analyze;
+    use toolgate_shell::programs::{Holds, PROGRAMS};
+
+    use super::*;
+    use crate::bash_paths::{operands, option_values, output_paths, read_operands, recursion};
+
+    /// Every example of the program table holds as the content layer reads it: the files a
+    /// line reads (operands, then the files its options name), the paths it writes (the
+    /// operands it writes, then where its options send output) and the folders it walks.
+    #[test]
+    fn every_example_of_the_program_table_holds() {
+        let mut failures = Vec::new();
+        for program in PROGRAMS {
+            for example in program.examples {
+                let analysis = analyze(example.line);
+                let cmd = &analysis.commands[0];
+                let name = basename(&cmd.argv[0]);
+                assert_eq!(name, program.name, "{}: the example runs another program", example.line);
+                let (got, wanted): (Vec<&str>, &[&str]) = match example.holds {
+                    Holds::Reads(wanted) => {
+                        let mut got = read_operands(cmd, name).unwrap_or_default().to_vec();
+                        got.extend(option_values(cmd));
+                        (got, wanted)
+                    }
+                    Holds::Writes(wanted) => {
+                        let all = operands(cmd);
+                        let mut got = all[first_written_operand(cmd, name, all.len())..].to_vec();
+                        got.extend(output_paths(cmd, name));
+                        (got, wanted)
+                    }
+                    Holds::Walks(wanted) => {
+                        (recursion(cmd, name).map(|r| r.roots.to_vec()).unwrap_or_default(), wanted)
+                    }
+                    Holds::WalksNone => (recursion(cmd, name).map(|r| r.roots.to_vec()).unwrap_or_default(), &[]),
+                    _ => panic!("{}: a kind of example the test does not know", example.line),
+                };
+                if got != wanted {
+                    failures.push(format!("{}: {got:?}, not {wanted:?}", example.line));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }

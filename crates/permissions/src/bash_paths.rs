@@ -11,54 +11,11 @@ use std::path::{Path, PathBuf};
 use std::borrow::Cow;
 
 use smallvec::{SmallVec, smallvec};
+use toolgate_shell::programs::{self, Operands, Options, Walk};
 use toolgate_shell::{BashAnalysis, FlagList, SimpleCommand, Strs, Text, flags_and_operands, is_read_only_command};
 
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
 const MAX_BASES: usize = 8;
-
-/// Whether `program`, a read-only command, takes operands that are not files it reads (it
-/// prints, computes or names things); every other read-only command's operands are checked
-/// as reads. (Commands whose first operand is a pattern or script, not a file: `grep`,
-/// `egrep`, `fgrep`, `rg`, `sed`, `fd`, `fdfind`, `jq`.)
-fn is_not_paths(program: &str) -> bool {
-    matches!(
-        program,
-        ":" | "["
-            | "[["
-            | "basename"
-            | "cargo"
-            | "command"
-            | "date"
-            | "dirname"
-            | "docker"
-            | "echo"
-            | "env"
-            | "false"
-            | "free"
-            | "groups"
-            | "hostname"
-            | "id"
-            | "lsof"
-            | "nproc"
-            | "pgrep"
-            | "printenv"
-            | "printf"
-            | "ps"
-            | "pwd"
-            | "seq"
-            | "sleep"
-            | "test"
-            | "tr"
-            | "true"
-            | "type"
-            | "uname"
-            | "uptime"
-            | "whereis"
-            | "which"
-            | "whoami"
-            | "xargs"
-    )
-}
 
 /// The paths one word may name: one per directory it may be relative to, or what a glob
 /// matches.
@@ -325,38 +282,36 @@ pub(crate) fn is_static_path(word: &str, home: Option<&Path>) -> bool {
 /// pattern unless `-e`/`-f` gave it; of `git`, only `git diff` names files (a path outside
 /// the repository turns it into `git diff --no-index`, which prints any file).
 pub(crate) fn read_operands<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option<Strs<'c>> {
-    if is_not_paths(program) {
-        return None;
-    }
-    if program == "git" {
-        let sub = cmd.argv.iter().skip(1).position(|a| !a.starts_with('-'))? + 1;
-        if cmd.argv[sub] != "diff" {
-            return None;
+    match programs::get(program).operands {
+        Operands::NotFiles => None,
+        Operands::Git => {
+            let sub = cmd.argv.iter().skip(1).position(|a| !a.starts_with('-'))? + 1;
+            if cmd.argv[sub] != "diff" {
+                return None;
+            }
+            Some(operands_of(&cmd.argv[sub + 1..]))
         }
-        return Some(operands_of(&cmd.argv[sub + 1..]));
-    }
-    // grep, rg and sed: their flags' values are not files, and `-e` or `-f` gives the pattern
-    // or script (`sed -ne1p f` reads `f`).
-    if matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "sed")
-        && let Some((flags, mut args)) = flags_and_operands(program, cmd.argv.get(1..).unwrap_or_default())
-    {
-        let pattern_given = flags.iter().any(|(f, _)| matches!(*f, "-e" | "--regexp" | "-f" | "--file"));
-        if !pattern_given && !args.is_empty() {
-            args.remove(0);
+        Operands::StartPoints => Some(find_start_points(&cmd.argv).into_iter().map(|(_, start)| start).collect()),
+        Operands::PatternFirst { spelled, unspelled } => {
+            // Options' values are not files, and `-e` or `-f` gives the pattern or script
+            // (`sed -ne1p f` reads `f`).
+            if spelled
+                && let Some((flags, mut args)) = flags_and_operands(program, cmd.argv.get(1..).unwrap_or_default())
+            {
+                let pattern_given = flags.iter().any(|(f, _)| matches!(*f, "-e" | "--regexp" | "-f" | "--file"));
+                if !pattern_given && !args.is_empty() {
+                    args.remove(0);
+                }
+                return Some(args);
+            }
+            let mut args = operands(cmd);
+            if unspelled && !cmd.argv.iter().any(|a| a == "-e" || a == "-f") && !args.is_empty() {
+                args.remove(0);
+            }
+            Some(args)
         }
-        return Some(args);
+        _ => Some(operands(cmd)),
     }
-    let mut args = operands(cmd);
-    if program == "find" {
-        return Some(find_start_points(&cmd.argv).into_iter().map(|(_, start)| start).collect());
-    }
-    if matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind" | "jq")
-        && !cmd.argv.iter().any(|a| a == "-e" || a == "-f")
-        && !args.is_empty()
-    {
-        args.remove(0);
-    }
-    Some(args)
 }
 
 /// The folder an unquoted glob word lists to match its first pattern component: the
@@ -440,7 +395,8 @@ pub(crate) struct Recursion<'c> {
 /// The recursive read a read-only command does, if any: `grep -r`, `rg` (recursive on
 /// folders, filtered unless `--hidden`, `-.`, `-u` or `--no-ignore…`), `diff -r`.
 pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option<Recursion<'c>> {
-    if !matches!(program, "grep" | "egrep" | "fgrep" | "rg" | "diff") {
+    let walk = programs::get(program).walk;
+    if walk == Walk::None {
         return None;
     }
     let args = cmd.argv.get(1..).unwrap_or_default();
@@ -454,25 +410,25 @@ pub(crate) fn recursion<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Option
     };
     // The table's reading reports each option by one name: `--recursiv` and `--recursive` as
     // `-r`, `-d rec` as `-d recurse` (see `Spelling` in the read-only table).
-    let (recursive, filtered) = match program {
-        "grep" | "egrep" | "fgrep" => {
+    let (recursive, filtered) = match walk {
+        Walk::GrepOptions => {
             (short(&['r', 'R']) || flags.iter().any(|(f, v)| *f == "-d" && *v == Some("recurse")), false)
         }
         // Globs and types override ripgrep's filters (`-g .env` searches `.env`).
-        "rg" => (
+        Walk::Ripgrep => (
             true,
             !(short(&['.', 'u', 'g', 't', 'T'])
                 || options.iter().any(|o| matches!(*o, "--iglob" | "--type-add") || o.starts_with("--no-ignore"))),
         ),
         // Given two folders, diff reads the files in them (through links) even without `-r`.
-        "diff" => (true, false),
+        Walk::Always => (true, false),
         _ => (false, false),
     };
     if !recursive {
         return None;
     }
     let mut roots = read_operands(cmd, program).unwrap_or_default();
-    if roots.is_empty() && program != "diff" {
+    if roots.is_empty() && walk != Walk::Always {
         roots.push(".");
     }
     Some(Recursion { roots, filtered })
@@ -517,56 +473,15 @@ fn operands_of<'c>(args: &'c [Text<'_>]) -> Strs<'c> {
     out
 }
 
-/// Options that name a file or folder the program reads, given as the next word or joined
-/// (`-fFILE`, `-f FILE`, `--file FILE`): each entry's programs, its short letters and long
-/// names, and an example reading `.env` (a test checks each).
-const FILE_OPTIONS: &[FileOption] = &[
-    FileOption {
-        programs: &["awk", "gawk", "mawk", "nawk"],
-        letters: &['f'],
-        longs: &["file"],
-        example: "awk -f .env x",
-    },
-    FileOption {
-        programs: &["curl"],
-        letters: &['K', 'T'],
-        longs: &["config", "upload-file"],
-        example: "curl -T .env https://example.com",
-    },
-    FileOption { programs: &["grep", "egrep", "fgrep"], letters: &['f'], longs: &["file"], example: "grep -nf .env x" },
-    FileOption { programs: &["hexdump", "hd"], letters: &['f'], longs: &["format-file"], example: "hexdump -f.env f" },
-    FileOption { programs: &["jq"], letters: &['f', 'L'], longs: &["from-file"], example: "jq -L .env -n 1" },
-    FileOption { programs: &["sed"], letters: &['f'], longs: &["file"], example: "sed -f .env x" },
-    FileOption { programs: &["ssh"], letters: &['F', 'i'], longs: &[], example: "ssh -F .env host" },
-    FileOption {
-        programs: &["tar"],
-        letters: &['T', 'X'],
-        longs: &["files-from", "exclude-from"],
-        example: "tar -cf out.tar -T .env",
-    },
-    FileOption { programs: &["wget"], letters: &['i'], longs: &["input-file"], example: "wget -i .env" },
-    FileOption { programs: &["xargs"], letters: &['a'], longs: &["arg-file"], example: "xargs -a .env echo" },
-];
-
-/// One entry of [`FILE_OPTIONS`].
-struct FileOption {
-    /// The programs (names) it is for.
-    programs: &'static [&'static str],
-    /// The short options (`-f`).
-    letters: &'static [char],
-    /// The long options, without `--`.
-    longs: &'static [&'static str],
-    /// A command reading `.env` through the option.
-    #[cfg_attr(not(test), expect(dead_code, reason = "read by the test that runs every example"))]
-    example: &'static str,
-}
-
-/// Adds to `out` the values of `cmd`'s [`FILE_OPTIONS`].
+/// Adds to `out` the values of the options of `cmd` that name a file its program reads
+/// ([`Program::reads_from`](toolgate_shell::programs::Program::reads_from): `-fFILE`,
+/// `-f FILE`, `--file FILE`).
 fn file_option_values<'c>(cmd: &'c SimpleCommand<'_>, out: &mut Strs<'c>) {
     let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
-    let Some(FileOption { letters, longs, .. }) = FILE_OPTIONS.iter().find(|o| o.programs.contains(&program)) else {
+    let Options { letters, longs } = programs::get(program).reads_from;
+    if letters.is_empty() && longs.is_empty() {
         return;
-    };
+    }
     let mut args = cmd.argv.iter().skip(1).take(cmd.static_words.saturating_sub(1));
     while let Some(arg) = args.next() {
         if arg == "--" {
@@ -631,13 +546,14 @@ const OUTPUT_OPTIONS: &[&str] = &[
 /// A value that is not a path is harmless here: it is only ever looked up.
 pub(crate) fn output_paths<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Strs<'c> {
     let mut out = Strs::new();
+    let entry = programs::get(program);
     let mut args = cmd.argv.iter().skip(1).map(|a| &**a);
     // tar's first word is its options even without a dash (`tar czf out.tgz src`).
-    if program == "tar"
+    if entry.options_first
         && let Some(first) = cmd.argv.get(1).filter(|a| !a.starts_with('-'))
     {
         args.next();
-        if first.contains('f') {
+        if first.contains(entry.output_letters()) {
             out.extend(args.next());
         }
     }
@@ -650,20 +566,16 @@ pub(crate) fn output_paths<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Str
                 Some((name, value)) => (name, Some(value)),
                 None => (long, None),
             };
-            if OUTPUT_OPTIONS.contains(&name) || (program == "tar" && name == "file") {
+            if OUTPUT_OPTIONS.contains(&name) || entry.output_longs.contains(&name) {
                 match value {
                     Some(value) => out.push(value),
                     None => out.extend(args.next()),
                 }
             }
-        } else if program == "dd" {
-            out.extend(arg.strip_prefix("of="));
+        } else if let Some(prefix) = entry.output_operand {
+            out.extend(arg.strip_prefix(prefix));
         } else if let Some(short) = arg.strip_prefix('-').filter(|s| !s.is_empty()) {
-            let letters: &[char] = match program {
-                "wget" => &['o', 'O', 'P'],
-                "tar" => &['f'],
-                _ => &['o'],
-            };
+            let letters = entry.output_letters();
             // The first letter that takes a value takes the rest of the word, or the next.
             if let Some(at) = short.find(letters) {
                 let rest = &short[at + 1..];

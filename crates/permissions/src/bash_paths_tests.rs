@@ -184,14 +184,6 @@ fn read_operands_skip_patterns_and_find_expressions() {
 }
 
 #[test]
-fn every_file_option_reads_its_example() {
-    for FileOption { example, .. } in FILE_OPTIONS {
-        assert_eq!(option_values(&first(example)).join(" "), ".env", "{example}");
-    }
-    assert_eq!(option_values(&first("grep -n -e x .env")).join(" "), "");
-}
-
-#[test]
 fn option_values_name_files() {
     let values = |src: &str| option_values(&first(src)).join(" ");
     assert_eq!(values("wc --files0-from=.env -l"), ".env");

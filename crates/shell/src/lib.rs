@@ -77,6 +77,7 @@ mod kind;
 mod oracle;
 mod parse;
 mod plain;
+pub mod programs;
 mod readonly;
 mod reread;
 mod shared;

@@ -1,0 +1,522 @@
+//! The program table: one entry per program name, sorted (a test keeps it so). Each field is
+//! described on [`Program`]; a field an entry leaves out is [`Program::DEFAULT`]'s.
+//!
+//! An example's reads list an option's value twice where the option is not one the read-only
+//! table spells (`awk -f .env x`): once as a word that is not an option, once as the file the
+//! option names. Reading a path twice costs nothing; missing it would be a read past a rule.
+
+use super::Holds::{Reads, Walks, Writes as Wrote};
+use super::{Example, Operands, Options, Program, Walk, Writes};
+
+/// Options that name a script or pattern file (`-f FILE`, `--file FILE`).
+const FILE: Options = Options { letters: &['f'], longs: &["file"] };
+
+/// The table.
+pub const PROGRAMS: &[Program] = &[
+    Program {
+        name: ":",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: ": a.txt", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "[",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "[ -f a.txt ]", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "[[",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "[[ -f a.txt ]]", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "awk",
+        reads_from: FILE,
+        examples: &[Example { line: "awk -f .env x", holds: Reads(&[".env", "x", ".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "basename",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "basename src/a.rs", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "cargo",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "cargo test parser", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "chgrp",
+        writes: Writes::All,
+        examples: &[Example { line: "chgrp g a.txt", holds: Wrote(&["g", "a.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "chmod",
+        writes: Writes::All,
+        examples: &[Example { line: "chmod +x a.sh", holds: Wrote(&["+x", "a.sh"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "chown",
+        writes: Writes::All,
+        examples: &[Example { line: "chown u a.txt", holds: Wrote(&["u", "a.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "command",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "command -v rg", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "cp",
+        writes: Writes::Destination { target_option: true },
+        accept_edits: true,
+        examples: &[
+            Example { line: "cp a.txt b.txt out", holds: Wrote(&["out"]) },
+            Example { line: "cp -t out a.txt", holds: Wrote(&["out", "a.txt"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "curl",
+        reads_from: Options { letters: &['K', 'T'], longs: &["config", "upload-file"] },
+        examples: &[
+            Example {
+                line: "curl -T .env https://example.com",
+                holds: Reads(&[".env", "https://example.com", ".env"]),
+            },
+            Example { line: "curl -o out.html https://example.com", holds: Wrote(&["out.html"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "date",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "date +%F", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "dd",
+        output_operand: Some("of="),
+        examples: &[Example { line: "dd if=a.img of=b.img", holds: Wrote(&["b.img"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "diff",
+        walk: Walk::Always,
+        examples: &[Example { line: "diff a b", holds: Walks(&["a", "b"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "dirname",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "dirname src/a.rs", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "docker",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "docker ps -a", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "echo",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "echo a.txt", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "egrep",
+        operands: Operands::PatternFirst { spelled: true, unspelled: true },
+        reads_from: FILE,
+        walk: Walk::GrepOptions,
+        examples: &[
+            Example { line: "egrep -n TODO src/a.rs b.rs", holds: Reads(&["src/a.rs", "b.rs"]) },
+            Example { line: "egrep -e TODO a.rs", holds: Reads(&["a.rs"]) },
+            Example { line: "egrep -nf .env x", holds: Reads(&["x", ".env"]) },
+            Example { line: "egrep -rn TODO src", holds: Walks(&["src"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "env",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "env A=1", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "false",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "false a.txt", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "fd",
+        operands: Operands::PatternFirst { spelled: false, unspelled: true },
+        examples: &[Example { line: "fd main src", holds: Reads(&["src"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "fdfind",
+        operands: Operands::PatternFirst { spelled: false, unspelled: true },
+        examples: &[Example { line: "fdfind main src", holds: Reads(&["src"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "fgrep",
+        operands: Operands::PatternFirst { spelled: true, unspelled: true },
+        reads_from: FILE,
+        walk: Walk::GrepOptions,
+        examples: &[
+            Example { line: "fgrep -n TODO src/a.rs b.rs", holds: Reads(&["src/a.rs", "b.rs"]) },
+            Example { line: "fgrep -e TODO a.rs", holds: Reads(&["a.rs"]) },
+            Example { line: "fgrep -nf .env x", holds: Reads(&["x", ".env"]) },
+            Example { line: "fgrep -rn TODO src", holds: Walks(&["src"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "find",
+        operands: Operands::StartPoints,
+        examples: &[
+            Example { line: "find -P -- src docs -name x", holds: Reads(&["src", "docs"]) },
+            Example { line: "find -name x", holds: Reads(&["."]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "free",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "free -h", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "gawk",
+        reads_from: FILE,
+        examples: &[Example { line: "gawk -f .env x", holds: Reads(&[".env", "x", ".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "git",
+        operands: Operands::Git,
+        examples: &[
+            Example { line: "git diff a.rs b.rs", holds: Reads(&["a.rs", "b.rs"]) },
+            Example { line: "git log a.rs", holds: Reads(&[]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "grep",
+        operands: Operands::PatternFirst { spelled: true, unspelled: true },
+        reads_from: FILE,
+        walk: Walk::GrepOptions,
+        examples: &[
+            Example { line: "grep -n TODO src/a.rs b.rs", holds: Reads(&["src/a.rs", "b.rs"]) },
+            Example { line: "grep -e TODO a.rs", holds: Reads(&["a.rs"]) },
+            Example { line: "grep -nf .env x", holds: Reads(&["x", ".env"]) },
+            Example { line: "grep -rn TODO src", holds: Walks(&["src"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "groups",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "groups root", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "hd",
+        reads_from: Options { letters: &['f'], longs: &["format-file"] },
+        examples: &[Example { line: "hd -f.env f", holds: Reads(&["f", ".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "hexdump",
+        reads_from: Options { letters: &['f'], longs: &["format-file"] },
+        examples: &[Example { line: "hexdump -f.env f", holds: Reads(&["f", ".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "hostname",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "hostname -f", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "id",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "id root", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "install",
+        writes: Writes::All,
+        examples: &[Example { line: "install a b", holds: Wrote(&["a", "b"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "jq",
+        operands: Operands::PatternFirst { spelled: false, unspelled: true },
+        reads_from: Options { letters: &['f', 'L'], longs: &["from-file"] },
+        examples: &[
+            Example { line: "jq .name package.json", holds: Reads(&["package.json"]) },
+            Example { line: "jq -L .env -n 1", holds: Reads(&["1", ".env"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "ln",
+        writes: Writes::Destination { target_option: true },
+        examples: &[Example { line: "ln -s a.txt link", holds: Wrote(&["link"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "lsof",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "lsof a.txt", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "mawk",
+        reads_from: FILE,
+        examples: &[Example { line: "mawk -f .env x", holds: Reads(&[".env", "x", ".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "mkdir",
+        writes: Writes::All,
+        accept_edits: true,
+        examples: &[Example { line: "mkdir -p out", holds: Wrote(&["out"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "mv",
+        writes: Writes::All,
+        accept_edits: true,
+        examples: &[Example { line: "mv a.txt b.txt", holds: Wrote(&["a.txt", "b.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "nawk",
+        reads_from: FILE,
+        examples: &[Example { line: "nawk -f .env x", holds: Reads(&[".env", "x", ".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "nproc",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "nproc --all", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "pgrep",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "pgrep cargo", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "printenv",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "printenv HOME", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "printf",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "printf %s a.txt", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "ps",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "ps aux", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "pwd",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "pwd -P", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "rg",
+        operands: Operands::PatternFirst { spelled: true, unspelled: true },
+        walk: Walk::Ripgrep,
+        examples: &[
+            Example { line: "rg -n TODO src", holds: Reads(&["src"]) },
+            Example { line: "rg TODO", holds: Walks(&["."]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "rm",
+        writes: Writes::All,
+        accept_edits: true,
+        examples: &[Example { line: "rm -f a.txt", holds: Wrote(&["a.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "rmdir",
+        writes: Writes::All,
+        accept_edits: true,
+        examples: &[Example { line: "rmdir sub", holds: Wrote(&["sub"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "rsync",
+        writes: Writes::Destination { target_option: false },
+        examples: &[Example { line: "rsync -a src/ dst", holds: Wrote(&["dst"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "sed",
+        operands: Operands::PatternFirst { spelled: true, unspelled: false },
+        writes: Writes::All,
+        reads_from: FILE,
+        accept_edits: true,
+        examples: &[
+            Example { line: "sed -n 1,5p a.txt", holds: Reads(&["a.txt"]) },
+            Example { line: "sed -f .env x", holds: Reads(&["x", ".env"]) },
+            Example { line: "sed -i s/a/b/ a.txt", holds: Wrote(&["s/a/b/", "a.txt"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "seq",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "seq 1 10", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "shred",
+        writes: Writes::All,
+        examples: &[Example { line: "shred a.txt", holds: Wrote(&["a.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "sleep",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "sleep 1", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "ssh",
+        reads_from: Options { letters: &['F', 'i'], longs: &[] },
+        examples: &[Example { line: "ssh -F .env host", holds: Reads(&[".env", "host", ".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "tar",
+        reads_from: Options { letters: &['T', 'X'], longs: &["files-from", "exclude-from"] },
+        output_letters: &['f'],
+        output_longs: &["file"],
+        options_first: true,
+        examples: &[
+            Example { line: "tar -cf out.tar -T .env", holds: Reads(&["out.tar", ".env", ".env"]) },
+            Example { line: "tar czf out.tgz src", holds: Wrote(&["out.tgz"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "tee",
+        writes: Writes::All,
+        examples: &[Example { line: "tee -a log.txt", holds: Wrote(&["log.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "test",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "test -f a.txt", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "touch",
+        writes: Writes::All,
+        accept_edits: true,
+        examples: &[Example { line: "touch a.txt", holds: Wrote(&["a.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "tr",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "tr a-z A-Z", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "true",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "true a.txt", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "truncate",
+        writes: Writes::All,
+        examples: &[Example { line: "truncate -s0 a.txt", holds: Wrote(&["a.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "type",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "type ls", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "uname",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "uname -a", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "unlink",
+        writes: Writes::All,
+        examples: &[Example { line: "unlink a.txt", holds: Wrote(&["a.txt"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "uptime",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "uptime -p", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "wget",
+        reads_from: Options { letters: &['i'], longs: &["input-file"] },
+        output_letters: &['o', 'O', 'P'],
+        examples: &[
+            Example { line: "wget -i .env", holds: Reads(&[".env", ".env"]) },
+            Example { line: "wget -O page.html https://example.com", holds: Wrote(&["page.html"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "whereis",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "whereis ls", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "which",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "which cargo", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "whoami",
+        operands: Operands::NotFiles,
+        examples: &[Example { line: "whoami", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "xargs",
+        operands: Operands::NotFiles,
+        reads_from: Options { letters: &['a'], longs: &["arg-file"] },
+        examples: &[Example { line: "xargs -a .env echo", holds: Reads(&[".env"]) }],
+        ..Program::DEFAULT
+    },
+];
