@@ -37,7 +37,7 @@ use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolCont
 use toolgate_shell::programs::{self, Writes};
 use toolgate_shell::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command};
 
-use crate::bash_git::{GitAnchor, GitReads, git_content_paths, repository_tops};
+use crate::bash_git::{GitAnchor, GitReads, GitWrites, git_content_paths, git_written_paths, repository_tops};
 use crate::bash_paths::{
     Bases, MAX_WALKED, Targets, basename, find_start_points, glob_folder, glob_may_name_hidden, is_static_path,
     operands, option_paths, option_values, output_paths, read_operands, recursion, sed_edits_only_operands, shell_path,
@@ -191,6 +191,9 @@ pub(crate) fn bash_content<'b>(
             }
             for path in output_paths(cmd, program) {
                 check.operand(cmd, path, &["Read", "Edit"], Access::Change { written: true });
+            }
+            if program == "git" {
+                check.git_writes(cmd, &git_written_paths(cmd));
             }
         } else if matches!(program, "cd" | "pushd") {
             for arg in &operands {
@@ -357,10 +360,15 @@ impl Check<'_, '_, '_> {
         let read_only = matches!(access, Access::Read | Access::Enter);
         let Some(targets) = self.word_paths(cmd, arg) else {
             // A path known only at run time: not read-only, and not an edit acceptEdits can
-            // vouch for.
+            // vouch for; one it writes may be protected (`mv x "$HOME/.bashrc"`).
             self.all_read_only = false;
             self.accept_ok = false;
             self.rule_ok &= !read_only;
+            if access == (Access::Change { written: true }) {
+                self.content.protected.get_or_insert_with(|| {
+                    format!("`{}` writes `{arg}`, a path known only at run time, which may be protected", cmd.text)
+                });
+            }
             if !matches!(basename(cmd.argv.first().map_or("", |p| &**p)), "cd" | "pushd") {
                 self.unknown_path(families, || {
                     format!("`{}` names `{arg}`, which leads to a place only known at run time", cmd.text)
@@ -430,6 +438,36 @@ impl Check<'_, '_, '_> {
                     }
                 } else if let Some(target) = target.to_str() {
                     self.operand(cmd, target, families, Access::Change { written: false });
+                }
+            }
+        }
+    }
+
+    /// What a `git` command writes in a work tree, each path taken from the folder it runs in:
+    /// a protected one is a protected write whatever rule allows the command, and so is a work
+    /// tree named elsewhere or files named only in a patch.
+    #[inline(never)]
+    fn git_writes(&mut self, cmd: &SimpleCommand<'_>, writes: &GitWrites<'_>) {
+        if writes.elsewhere || writes.unlisted {
+            let why = match writes.elsewhere {
+                true => "writes a work tree named elsewhere (`--work-tree`, `--git-dir`, `GIT_WORK_TREE`)",
+                false => "writes the files its patch names, which may be protected",
+            };
+            self.content.protected.get_or_insert_with(|| format!("`{}` {why}", cmd.text));
+            return;
+        }
+        let Some(folders) = self.git_folders(&writes.dirs) else {
+            self.content.protected.get_or_insert_with(|| {
+                format!("`{}` writes in a folder known only at run time, which may be protected", cmd.text)
+            });
+            return;
+        };
+        for path in &writes.paths {
+            for folder in &folders {
+                if let Some(target) = folder.join(path).to_str() {
+                    // `~/x` is the home's, not the folder's.
+                    let target = if path.starts_with('~') { path } else { target };
+                    self.operand(cmd, target, &["Read", "Edit"], Access::Change { written: true });
                 }
             }
         }
@@ -569,6 +607,10 @@ impl Check<'_, '_, '_> {
             self.rule_ok = false;
             self.content.bash_hazard.get_or_insert_with(|| format!("the redirection target `{path}` is not static"));
             self.unknown_path(&["Edit"], || format!("the redirection target `{path}` is only known at run time"));
+            // It may be protected (`> "$HOME/.bashrc"`): not even bypassPermissions writes it.
+            self.content.protected.get_or_insert_with(|| {
+                format!("the redirection target `{path}` is only known at run time, and may be protected")
+            });
             return;
         };
         let forms = self.forms(targets);

@@ -175,6 +175,86 @@ fn literal_folders(pattern: &str) -> &str {
     pattern[..glob].rfind('/').map_or("", |slash| &pattern[..slash])
 }
 
+/// What a `git` command writes in a work tree (see [`git_written_paths`]).
+#[derive(Debug, Default)]
+pub(crate) struct GitWrites<'c> {
+    /// The folders of `-C`, in order, each taken from the one before.
+    pub dirs: Strs<'c>,
+    /// The work tree is named elsewhere (`--work-tree`, `--git-dir`, `GIT_WORK_TREE=` …): what
+    /// it writes, and where, is known only at run time.
+    pub elsewhere: bool,
+    /// It writes files a patch or mailbox names (`git apply`, `git am`), unknown beforehand.
+    pub unlisted: bool,
+    /// The paths it writes, creates or removes, taken from the folder git runs in.
+    pub paths: Strs<'c>,
+}
+
+/// What a `git` command writes that a rule's approval must not cover if it is protected: the
+/// pathspecs of `checkout`, `restore`, `rm`, `mv`, `clean`, `reset` and `stash` (`git
+/// checkout HEAD -- .claude/settings.json`), the folder `clone`, `init` and `worktree add`
+/// create, and, for a command that writes the work tree, whether that tree is named elsewhere
+/// (`git --work-tree=$HOME checkout -- .bashrc`) or what it writes is named only in a patch.
+/// A subcommand's first word that may be a revision is taken as a path too: checking a
+/// branch name as a path costs nothing.
+///
+/// ```text
+/// git checkout HEAD -- .mcp.json     → paths ["HEAD", ".mcp.json"]
+/// git clone URL ~/.claude/x          → paths ["~/.claude/x"]
+/// ```
+pub(crate) fn git_written_paths<'c>(cmd: &'c SimpleCommand<'_>) -> GitWrites<'c> {
+    let mut out = GitWrites::default();
+    let args = cmd.argv.get(1..cmd.static_words.max(1)).unwrap_or_default();
+    let sub = git_global_options(args);
+    let Some(subcommand) = args.get(sub) else { return out };
+    let words: Strs<'c> = args[sub + 1..].iter().map(|a| &**a).collect();
+    let operands: Strs<'c> = {
+        let mut after_dashes = false;
+        words
+            .iter()
+            .copied()
+            .filter(|w| {
+                if *w == "--" && !after_dashes {
+                    after_dashes = true;
+                    return false;
+                }
+                after_dashes || !w.starts_with('-')
+            })
+            .collect()
+    };
+    let writes_tree = match &**subcommand {
+        "checkout" | "restore" | "rm" | "mv" | "clean" | "reset" | "stash" | "switch" | "merge" | "pull" | "rebase"
+        | "cherry-pick" | "revert" | "read-tree" | "checkout-index" | "sparse-checkout" => {
+            out.paths = operands;
+            true
+        }
+        "apply" | "am" => {
+            out.unlisted = !words.iter().any(|w| matches!(*w, "--check" | "--stat" | "--numstat" | "--summary"));
+            out.unlisted
+        }
+        // `git clone URL DIR`, `git init DIR`, `git worktree add DIR …`.
+        "clone" => {
+            out.paths.extend(operands.get(1).copied());
+            true
+        }
+        "init" => {
+            out.paths.extend(operands.first().copied());
+            true
+        }
+        "worktree" if operands.first() == Some(&"add") => {
+            out.paths.extend(operands.get(1).copied());
+            true
+        }
+        _ => false,
+    };
+    if writes_tree {
+        let mut reads = GitReads::default();
+        git_repository_options(cmd, &args[..sub], &mut reads);
+        out.dirs = reads.dirs;
+        out.elsewhere = reads.elsewhere;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +297,29 @@ mod tests {
         assert_eq!(git("git --git-dir=/o/.git show HEAD:x"), "elsewhere top:x");
         assert_eq!(git("GIT_DIR=/o git -C a -C b log -p x"), "-C a -C b elsewhere here:x");
         assert_eq!(git("git push origin HEAD:main"), "");
+    }
+
+    #[test]
+    fn git_written_paths_are_pathspecs_and_created_folders() {
+        let written = |src: &str| {
+            let cmd = toolgate_shell::analyze(src).commands.remove(0);
+            let w = git_written_paths(&cmd);
+            let mut shown: Vec<String> = w.dirs.iter().map(|d| format!("-C {d}")).collect();
+            shown.extend(w.elsewhere.then(|| "elsewhere".to_owned()));
+            shown.extend(w.unlisted.then(|| "unlisted".to_owned()));
+            shown.extend(w.paths.iter().map(|p| (*p).to_owned()));
+            shown.join(" ")
+        };
+        assert_eq!(written("git checkout HEAD -- .claude/settings.json"), "HEAD .claude/settings.json");
+        assert_eq!(written("git restore --source=HEAD -- a b"), "a b");
+        assert_eq!(written("git --work-tree=/h checkout -- .bashrc"), "elsewhere .bashrc");
+        assert_eq!(written("GIT_WORK_TREE=/h git checkout .bashrc"), "elsewhere .bashrc");
+        assert_eq!(written("git -C sub clone https://x/y.git ~/.claude/t"), "-C sub ~/.claude/t");
+        assert_eq!(written("git worktree add ../wt main"), "../wt");
+        assert_eq!(written("git init ~/.claude/toolgate"), "~/.claude/toolgate");
+        assert_eq!(written("git apply fix.patch"), "unlisted");
+        assert_eq!(written("git apply --check fix.patch"), "");
+        assert_eq!(written("git commit -m x"), "");
+        assert_eq!(written("git status"), "");
     }
 }

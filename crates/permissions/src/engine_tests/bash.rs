@@ -363,7 +363,7 @@ fn bash_table() {
         // `~user`, `~+`, `~-` depend on the system and the shell.
         ("cat ~root/.ssh/id_rsa", Dflt, Ask, "default"),
         ("cat ~+/.env", Dflt, Ask, "default"),
-        ("touch ~root/x", AcceptEdits, Ask, "default"),
+        ("touch ~root/x", AcceptEdits, Ask, "safety"),
         // Every read-only command's file operands are reads; a command's own options too.
         ("paste /etc/shadow", Dflt, Ask, "default"),
         ("rev .env", Dflt, Deny, "rule"),
@@ -885,28 +885,34 @@ fn a_deny_rule_that_may_match_at_run_time_keeps_the_command_from_approval() {
 }
 
 /// A path deny rule holds against a Bash path known only at run time: nothing approves the
-/// command automatically while the rule may match it then; without such a rule, it is
-/// bypassed as before.
+/// command automatically while the rule may match it then; without such a rule, a read is
+/// bypassed as before, and a write, which may be protected, is not.
 #[test]
 fn a_path_deny_rule_holds_against_a_path_known_only_at_run_time() {
     let s = settings(json!({"permissions": {"deny": ["Read(./.env)", "Edit(./.github/**)"]}}));
     let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
-    for command in [
-        "cat $(echo .env)",
-        "for f in .e*; do cat \"$f\"; done",
-        "cp $A b",
-        "cd $D && cat .env",
-        "wc -l < $F",
-        "echo x > $F",
-    ] {
+    for command in
+        ["cat $(echo .env)", "for f in .e*; do cat \"$f\"; done", "cp $A b", "cd $D && cat .env", "wc -l < $F"]
+    {
         let message = never_approved_automatically(&engine, command);
         assert!(message.contains("and the deny rule "), "{message}");
+    }
+    // A write to a path known only at run time may be a protected one (`> "$HOME/.bashrc"`):
+    // never approved, with or without a rule that may match it.
+    for engine in [&engine, &empty_engine()] {
+        for command in ["echo x > $F", "echo x > \"$HOME/.bashrc\"", "mv a \"$HOME/.claude/settings.json\""] {
+            for mode in [Dflt, AcceptEdits, Bypass] {
+                let e = engine.evaluate(&tool("Bash"), &json!({"command": command}), &ctx(mode), None);
+                assert_eq!((e.decision.behavior, e.decision.reason.kind()), (Ask, "safety"), "{command} {mode}");
+                assert!(e.decision.message.contains("may be protected"), "{}", e.decision.message);
+            }
+        }
     }
     assert!(never_approved_automatically(&engine, "cat \"$f\"").ends_with(
         "`cat \"$f\"` names `$f`, which leads to a place only known at run time, and the deny rule Read(./.env) in /repo/.claude/settings.json may match it"
     ));
     bypassed(&engine, &["cd $D", "npm run build", "cp src/a.rs src/b.rs"]);
-    bypassed(&empty_engine(), &["cat \"$f\"", "echo x > $F", "wc -l < $F"]);
+    bypassed(&empty_engine(), &["cat \"$f\"", "wc -l < $F"]);
 }
 
 /// The oracle's sixth round, three deny-rule escapes in `bypassPermissions`: tree-sitter took

@@ -173,6 +173,44 @@ fn git_reads_paths_from_where_git_takes_them() {
     assert_eq!(decide("git log -p -- 'src/*.rs'", Dflt).0, Allow);
 }
 
+/// What git writes in a work tree is held to the protected paths as a file command's operands
+/// are: `Bash(git:*)` does not approve a checkout of `.claude/settings.json`, a checkout into
+/// a work tree named elsewhere (`--work-tree=$HOME … .bashrc`), a clone, `init` or worktree in
+/// a protected folder, or a patch whose files are known only from the patch. Ordinary writes
+/// stay allowed.
+#[test]
+fn git_writes_in_a_work_tree_are_held_to_the_protected_paths() {
+    let engine = engine_allowing(&["git"]);
+    let bash = tool("Bash");
+    for command in [
+        "git checkout HEAD -- .claude/settings.json",
+        "git restore --source=HEAD .mcp.json",
+        "git checkout evil -- .git/hooks/pre-commit",
+        "git --work-tree=/home/u checkout HEAD -- .bashrc",
+        "GIT_WORK_TREE=/home/u git checkout HEAD -- .bashrc",
+        "git --work-tree=/home/u/.claude/toolgate checkout HEAD -- lsp-approved.json",
+        "git clone https://example.com/x.git /home/u/.claude/toolgate",
+        "git init ~/.claude/toolgate",
+        "git worktree add ~/.ssh main",
+        "git -C .claude checkout HEAD -- settings.json",
+        "git apply evil.patch",
+    ] {
+        for mode in [Dflt, AcceptEdits, Bypass] {
+            let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(mode), None);
+            assert_eq!((e.decision.behavior, e.decision.reason.kind()), (Ask, "safety"), "{command} {mode}");
+        }
+    }
+    for command in [
+        "git checkout -b feature",
+        "git restore src/a.rs",
+        "git clone https://example.com/x.git vendor/x",
+        "git apply --check fix.patch",
+        "git stash pop",
+    ] {
+        assert_eq!(check(&engine, &bash, json!({"command": command}), Dflt, None), (Allow, "rule"), "{command}");
+    }
+}
+
 /// git's global options are stated once: one that takes a value (`--attr-source TREE`, which
 /// three of four readers did not know) cannot make a subcommand's deny rule miss.
 #[test]
