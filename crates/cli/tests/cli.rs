@@ -480,6 +480,9 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
+    // A home of its own: an approval for the home folder itself, which holds every project,
+    // is not kept.
+    let home = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tsconfig.json"), r#"{"compilerOptions": {"lib": ["es2020"]}, "include": ["src"]}"#)
         .unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
@@ -494,7 +497,7 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
         "env": {key: value}
     }});
     let input = json!({"operation": "goToDefinition", "filePath": "src/a.ts", "line": 4, "character": 1});
-    let out = toolgate(dir.path())
+    let out = toolgate_at(home.path(), dir.path())
         .env("TOOLGATE_LSP_SERVERS", servers.to_string())
         .args(["--allow", "LSP", "call", "LSP"])
         .arg(input.to_string())
@@ -516,9 +519,9 @@ fn lsp_answers_and_its_servers_end_with_the_session() {
     assert_eq!(left, Vec::<u32>::new(), "language server processes outlived the session");
     // The start was approved (by `--allow LSP`): it is remembered in the user's Claude folder
     // for this server and project, so a later session does not ask again.
-    let record = std::fs::read_to_string(dir.path().join(".claude/toolgate/lsp-approved.json")).unwrap();
+    let record = std::fs::read_to_string(home.path().join(".claude/toolgate/lsp-approved.json")).unwrap();
     assert!(record.contains("typescript-language-server"), "{record}");
-    let later = toolgate(dir.path())
+    let later = toolgate_at(home.path(), dir.path())
         .env("TOOLGATE_LSP_SERVERS", servers.to_string())
         .args(["check", "LSP"])
         .arg(input.to_string())
@@ -818,4 +821,28 @@ fn an_agent_hook_blocks_through_the_subagent_command() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("the subagent says no"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// `$CLAUDE_CONFIG_DIR` is the user's Claude folder under another name: its files (settings,
+/// toolgate's LSP approvals) are as protected as `~/.claude`'s, in every mode.
+#[test]
+fn the_claude_config_dir_is_protected_whatever_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("cfg");
+    std::fs::create_dir_all(config.join("toolgate")).unwrap();
+    let target = config.join("toolgate/lsp-approved.json");
+    for mode in ["acceptEdits", "bypassPermissions"] {
+        let out = toolgate(dir.path())
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .args(["--mode", mode, "--add-dir"])
+            .arg(&config)
+            .args(["check", "Write"])
+            .arg(json!({"file_path": target, "content": "{}"}).to_string())
+            .arg("--json")
+            .output()
+            .unwrap();
+        let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(decision["behavior"], "ask", "{mode}: {decision}");
+        assert!(decision["message"].as_str().unwrap().contains("Claude configuration folder"), "{decision}");
+    }
 }

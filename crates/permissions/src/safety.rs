@@ -110,6 +110,11 @@ pub fn protected_path_reason(path: &Path) -> Option<String> {
             _ => None,
         })
         .collect();
+    if let Some(dir) = claude_config_dir()
+        && path.starts_with(dir)
+    {
+        return Some(format!("{} is inside {}, the Claude configuration folder", path.display(), dir.display()));
+    }
     let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
     let mut i = 0;
     while i < names.len() {
@@ -143,6 +148,19 @@ pub fn protected_path_reason(path: &Path) -> Option<String> {
         i += 1;
     }
     None
+}
+
+/// `$CLAUDE_CONFIG_DIR`, when set: the user's Claude folder under another name than `.claude`
+/// (settings, hooks, toolgate's LSP approvals), as protected as `~/.claude`. Read once: the
+/// process's environment is the session's.
+fn claude_config_dir() -> Option<&'static Path> {
+    static DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty())?;
+        let dir = std::path::PathBuf::from(dir);
+        dir.is_absolute().then(|| normalize_path(&dir))
+    })
+    .as_deref()
 }
 
 /// Why `rm`/`rmdir` of `target` is critical (the filesystem root, a top-level directory,

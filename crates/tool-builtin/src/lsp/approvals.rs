@@ -87,6 +87,9 @@ impl LspApprovals {
     /// Whether `server`'s command line was approved for the workspace `root`. An unreadable
     /// or malformed record approves nothing.
     pub fn approved(&self, server: &ServerConfig, root: &Path) -> bool {
+        if too_broad(root) {
+            return false;
+        }
         let wanted = Approval::of(server, root);
         self.read().approved.contains(&wanted)
     }
@@ -94,8 +97,16 @@ impl LspApprovals {
     /// Records that `server`'s command line is approved for `root`.
     ///
     /// # Errors
-    /// The folder cannot be created or the file written. A malformed record is replaced.
+    /// The folder cannot be created or the file written, or `root` is the file system's root,
+    /// the home folder or above it (an approval there would cover every project below it, so
+    /// the next session asks again). A malformed record is replaced.
     pub fn record(&self, server: &ServerConfig, root: &Path) -> std::io::Result<()> {
+        if too_broad(root) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{} holds every project below it: an approval there is not kept", root.display()),
+            ));
+        }
         let mut record = self.read();
         let approval = Approval::of(server, root);
         if record.approved.contains(&approval) {
@@ -107,7 +118,9 @@ impl LspApprovals {
         }
         let text = serde_json::to_string_pretty(&record).map_err(std::io::Error::other)?;
         // Written beside and renamed into place, so a reader never sees half a record.
-        let partial = self.file.with_extension(format!("json.{}", std::process::id()));
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let nth = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let partial = self.file.with_extension(format!("json.{}.{nth}", std::process::id()));
         std::fs::write(&partial, text + "\n")?;
         std::fs::rename(&partial, &self.file)
     }
@@ -115,6 +128,13 @@ impl LspApprovals {
     fn read(&self) -> Record {
         std::fs::read_to_string(&self.file).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
     }
+}
+
+/// Whether `root` holds every project below it: the file system's root, or the home folder
+/// or a folder above it.
+fn too_broad(root: &Path) -> bool {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    root.parent().is_none() || home.is_some_and(|home| home.starts_with(root))
 }
 
 #[cfg(test)]
@@ -141,6 +161,21 @@ mod tests {
         preloaded.env.insert("LD_PRELOAD".into(), "/tmp/x.so".into());
         assert!(!approvals.approved(&preloaded, &root), "another environment asks again");
         assert!(approvals.approved(&ra, &root));
+    }
+
+    #[test]
+    fn no_approval_is_kept_for_a_folder_that_holds_every_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let approvals = LspApprovals::at(dir.path().join("lsp-approved.json"));
+        let ra = ServerConfig::new("rust-analyzer", "rust-analyzer", [], [(".rs", "rust")]);
+        assert!(approvals.record(&ra, Path::new("/")).is_err());
+        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+            assert!(approvals.record(&ra, &home).is_err());
+            // A forged record for the home folder approves nothing.
+            let forged = format!(r#"{{"approved": [{{"root": {:?}, "command": ["rust-analyzer"]}}]}}"#, home);
+            std::fs::write(approvals.file(), forged).unwrap();
+            assert!(!approvals.approved(&ra, &home));
+        }
     }
 
     #[test]
