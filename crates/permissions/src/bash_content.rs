@@ -413,9 +413,13 @@ impl Check<'_, '_, '_> {
             return;
         }
         let runs_in = self.git_folders(&reads.dirs);
+        // A read-only command's reads stay inside the working directories, as `cat`'s do.
+        let access = if families == ["Read"] { Access::Read } else { Access::Change { written: false } };
         for &(path, anchor) in &reads.paths {
             let from_top = matches!(anchor, GitAnchor::Top | GitAnchor::PatternTop);
-            let Some(runs_in) = runs_in.as_ref().filter(|_| !(from_top && reads.elsewhere)) else {
+            // A repository named elsewhere (`--git-dir`) prints its own files, whatever folder
+            // the paths are taken from.
+            let Some(runs_in) = runs_in.as_ref().filter(|_| !reads.elsewhere) else {
                 self.all_read_only = false;
                 self.accept_ok = false;
                 self.unknown_path(families, || {
@@ -429,15 +433,22 @@ impl Check<'_, '_, '_> {
             };
             for folder in folders {
                 let target = folder.join(path);
-                if matches!(anchor, GitAnchor::PatternHere | GitAnchor::PatternTop) {
+                // A pattern, or a folder (`..`, `:/`, `--no-index DIR`), names every file below.
+                let below = matches!(anchor, GitAnchor::PatternHere | GitAnchor::PatternTop)
+                    || matches!(path, "" | "." | ".." | "./" | "../")
+                    || target.is_dir();
+                if below {
                     let lexical = self.paths.forms(&target).swap_remove(0);
                     if self.path_rules.restrict_reads_below(&lexical) {
                         self.unknown_path(families, || {
                             format!("`{}` reads the files a pathspec matches below {}", cmd.text, lexical.display())
                         });
                     }
-                } else if let Some(target) = target.to_str() {
-                    self.operand(cmd, target, families, Access::Change { written: false });
+                }
+                if !matches!(anchor, GitAnchor::PatternHere | GitAnchor::PatternTop)
+                    && let Some(target) = target.to_str()
+                {
+                    self.operand(cmd, target, families, access);
                 }
             }
         }

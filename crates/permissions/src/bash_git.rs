@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use smallvec::{SmallVec, smallvec};
+use smallvec::SmallVec;
 use toolgate_shell::{SimpleCommand, Strs, git_global_options};
 
 /// Where git takes a path it reads from.
@@ -59,13 +59,16 @@ pub(crate) fn git_content_paths<'c>(cmd: &'c SimpleCommand<'_>) -> GitReads<'c> 
         return out;
     }
     git_repository_options(cmd, &args[..sub], &mut out);
+    // `--icase-pathspecs` and `--glob-pathspecs` make every pathspec a pattern (`../.ENV`).
+    let wide = args[..sub].iter().any(|a| matches!(&**a, "--icase-pathspecs" | "--glob-pathspecs"));
+    let spec = |arg| if wide { ("", GitAnchor::PatternTop) } else { pathspec(arg) };
     // Words that are not options may be paths, except grep's pattern (its first such word).
     let mut pattern = &**subcommand == "grep";
     let mut pathspecs = false;
     let mut words = args[sub + 1..].iter().map(|arg| &**arg);
     while let Some(arg) = words.next() {
         if pathspecs {
-            out.paths.push(pathspec(arg));
+            out.paths.push(spec(arg));
         } else if arg == "--" {
             pathspecs = true;
         } else if let Some(range) = arg.strip_prefix("-L") {
@@ -77,11 +80,20 @@ pub(crate) fn git_content_paths<'c>(cmd: &'c SimpleCommand<'_>) -> GitReads<'c> 
                 out.paths.push((file, GitAnchor::Here));
             }
         } else if arg.starts_with('-') {
-            if matches!(arg, "-e" | "-f" | "--regexp") {
+            // grep's `-f FILE` (`-fFILE`, `--file=FILE`) reads its patterns from FILE; `-e`
+            // gives the pattern.
+            let file = match arg {
+                "-f" | "--file" => words.next(),
+                _ => arg.strip_prefix("--file=").or_else(|| arg.strip_prefix("-f").filter(|f| !f.is_empty())),
+            };
+            if let Some(file) = file {
+                pattern = false;
+                out.paths.push((file, GitAnchor::Here));
+            } else if matches!(arg, "-e" | "--regexp") {
                 pattern = false;
                 words.next();
             }
-        } else if let Some((_, path)) = arg.split_once(':') {
+        } else if let Some((_, path)) = revision_and_path(arg) {
             // `:N:PATH` is a stage of the index.
             let path = match path.split_once(':') {
                 Some((stage, rest)) if arg.starts_with(':') && matches!(stage, "0" | "1" | "2" | "3") => rest,
@@ -93,13 +105,28 @@ pub(crate) fn git_content_paths<'c>(cmd: &'c SimpleCommand<'_>) -> GitReads<'c> 
             }
             // `:(top)x`, `:/x`: a word that may be a revision may be a pathspec too.
             if arg.starts_with(":(") || arg.starts_with(":!") || arg.starts_with(":^") {
-                out.paths.push(pathspec(arg));
+                out.paths.push(spec(arg));
             }
         } else if !std::mem::take(&mut pattern) {
-            out.paths.push(pathspec(arg));
+            out.paths.push(spec(arg));
         }
     }
     out
+}
+
+/// `REV:PATH` split at the colon git splits it at: the first outside braces (`HEAD^{/fix:}:a`
+/// and `HEAD@{2 days ago}:a` name `a`); `None` without one.
+fn revision_and_path(word: &str) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    for (at, c) in word.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 => return Some((&word[..at], &word[at + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The `-C` folders of git's global options `globals`, and whether the repository is named
@@ -144,7 +171,8 @@ fn pathspec(spec: &str) -> (&str, GitAnchor) {
         // `icase` matches `.ENV` for `.env`, `exclude` leaves any file: the whole repository.
         return ("", GitAnchor::PatternTop);
     }
-    let pattern = !literal && rest.contains(['*', '?', '[']);
+    // git matches pathspecs with fnmatch, where `\\` quotes a character (`.\\env` is `.env`).
+    let pattern = !literal && rest.contains(['*', '?', '[', '\\']);
     let anchor = match (top, pattern) {
         (true, true) => GitAnchor::PatternTop,
         (true, false) => GitAnchor::Top,
@@ -155,23 +183,36 @@ fn pathspec(spec: &str) -> (&str, GitAnchor) {
     (if pattern { literal_folders(rest) } else { rest }, anchor)
 }
 
-/// The tops of the repositories git finds from `dir`: the nearest folder above it, or it,
-/// holding a `.git`, looked for from `dir` as written and with its links followed (git starts
-/// from the real folder); `dir` itself where neither finds one (git then reads nothing).
+/// The tops of the repositories git may find from `dir`: the nearest folder above it, or it,
+/// holding a `.git`, and the nearest holding a valid one, looked for from `dir` as written and
+/// with its links followed (git starts from the real folder); `dir` itself where none is
+/// found (git then reads nothing).
 pub(crate) fn repository_tops(dir: &Path) -> SmallVec<[PathBuf; 2]> {
-    let top = |dir: &Path| dir.ancestors().find(|d| d.join(".git").symlink_metadata().is_ok()).map(Path::to_path_buf);
-    let mut tops: SmallVec<[PathBuf; 2]> = smallvec![top(dir).unwrap_or_else(|| dir.to_path_buf())];
-    if let Some(real) = std::fs::canonicalize(dir).ok().and_then(|real| top(&real))
-        && !tops.contains(&real)
-    {
-        tops.push(real);
+    // git stops at a `.git` that is a repository (a folder with `HEAD`, or a `gitdir:` file)
+    // and walks past one that is not; both are candidates here, so neither reading is missed.
+    let any = |d: &Path| d.join(".git").symlink_metadata().is_ok();
+    let valid = |d: &Path| {
+        let dot_git = d.join(".git");
+        dot_git.join("HEAD").is_file() || std::fs::read(&dot_git).is_ok_and(|text| text.starts_with(b"gitdir:"))
+    };
+    let mut tops: SmallVec<[PathBuf; 2]> = SmallVec::new();
+    let real = std::fs::canonicalize(dir).ok();
+    for start in std::iter::once(dir).chain(real.as_deref()) {
+        for found in [start.ancestors().find(|d| any(d)), start.ancestors().find(|d| valid(d))].into_iter().flatten() {
+            if !tops.iter().any(|t| t == found) {
+                tops.push(found.to_path_buf());
+            }
+        }
+    }
+    if tops.is_empty() {
+        tops.push(dir.to_path_buf());
     }
     tops
 }
 
 /// The leading folders of a pattern that hold no glob character (`src/a` of `src/a/*.rs`).
 fn literal_folders(pattern: &str) -> &str {
-    let glob = pattern.find(['*', '?', '[']).unwrap_or(pattern.len());
+    let glob = pattern.find(['*', '?', '[', '\\']).unwrap_or(pattern.len());
     pattern[..glob].rfind('/').map_or("", |slash| &pattern[..slash])
 }
 
@@ -297,6 +338,11 @@ mod tests {
         assert_eq!(git("git --git-dir=/o/.git show HEAD:x"), "elsewhere top:x");
         assert_eq!(git("GIT_DIR=/o git -C a -C b log -p x"), "-C a -C b elsewhere here:x");
         assert_eq!(git("git push origin HEAD:main"), "");
+        assert_eq!(git("git show 'HEAD^{/first:}:.env' 'HEAD@{1 day ago}:a'"), "top:.env top:a");
+        assert_eq!(git("git log -p -- '../.\\env'"), "pattern-here:..");
+        assert_eq!(git("git --icase-pathspecs log -p -- ../.ENV"), "pattern-top:");
+        assert_eq!(git("git grep -f../.env -- a"), "here:../.env here:a");
+        assert_eq!(git("git grep --file=p -e x b"), "here:p here:b");
     }
 
     #[test]

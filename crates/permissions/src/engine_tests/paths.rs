@@ -159,6 +159,17 @@ fn git_reads_paths_from_where_git_takes_them() {
         "git --git-dir=/elsewhere/.git show HEAD:secrets/key",
         "GIT_DIR=/elsewhere/.git git show HEAD:secrets/key",
         "git --work-tree=.. show :secrets/key",
+        // Found by the review of this test's first version.
+        "git show 'HEAD^{/first:}:secrets/key'",
+        "git show 'HEAD@{2026-12-03 11:10:00}:secrets/key'",
+        "git log -p -- '../secrets/\\key'",
+        "git log -p -- ..",
+        "git log -p -- :/",
+        "git grep -h S :/",
+        "git --icase-pathspecs log -p -- ../SECRETS/KEY",
+        "git diff --no-index .. /tmp",
+        "git grep -f../secrets/key -- README.md",
+        "git --git-dir=../.git -C /tmp log -p -- secrets/key",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             let got = decide(command, mode);
@@ -168,8 +179,11 @@ fn git_reads_paths_from_where_git_takes_them() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // A file git takes from the top that no rule names stays read-only.
-    assert_eq!(decide("git show HEAD:README.md", Dflt).0, Allow);
+    // A file git takes from the top that no rule names is a read like `cat`'s: read-only inside
+    // the working directories, asked about outside them.
+    assert_eq!(decide("git show HEAD:sub/src/a.rs", Dflt).0, Allow);
+    assert_eq!(decide("git show HEAD:README.md", Dflt).0, Ask, "the top's README is outside `sub`");
+    assert_eq!(decide("git show HEAD:../README.md", Dflt).0, Ask);
     assert_eq!(decide("git log -p -- 'src/*.rs'", Dflt).0, Allow);
 }
 
