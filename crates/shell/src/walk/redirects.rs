@@ -117,6 +117,12 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                             if !(descriptor.bytes().all(|b| b.is_ascii_digit()) || named.is_some_and(is_identifier)) {
                                 self.out.hazard(Hazard::ParseError);
                             }
+                            // After a line continuation the digits end the word before
+                            // (`cp c\<newline>2>c` runs `cp c2`), which tree-sitter reads as
+                            // the redirect's descriptor.
+                            if super::text::continues_a_word(self.slice(0, child.start_byte())) {
+                                self.out.hazard(Hazard::ParseError);
+                            }
                             fd = Some(descriptor.parse::<u32>().ok());
                             descriptor_child = true;
                         }

@@ -461,7 +461,13 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 }
                 // tree-sitter reads the `0` of `cat 0<f` as an argument: to bash it is the
                 // redirect's descriptor.
-                Some("argument") if child_kind == Kind::Number && glued_to_a_redirect(child, node) => {}
+                Some("argument") if child_kind == Kind::Number && glued_to_a_redirect(child, node) => {
+                    // After a line continuation the digits end the word before instead
+                    // (`cp c\<newline>2>c` runs `cp c2`).
+                    if super::text::continues_a_word(self.slice(0, child.start_byte())) {
+                        self.out.hazard(Hazard::ParseError);
+                    }
+                }
                 Some("argument") if child_named => {
                     let mut word = self.word_of(child, child_kind);
                     if let Some(start) = translated_start.take() {

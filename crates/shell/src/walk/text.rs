@@ -27,7 +27,7 @@ pub(super) fn is_assigned_name(name: &str) -> bool {
 }
 
 /// The text a here-document `body` feeds a command, as bash makes it: `<<-` strips each line's
-/// leading tabs, and an unquoted delimiter removes line continuations and the backslash of
+/// leading tabs (but a line a continuation joined to the one before's), and an unquoted delimiter removes line continuations and the backslash of
 /// `\$`, `` \` `` and `\\` (`bash <<EOF` given `echo \$(rm x)` runs `rm x`). Expansions stay
 /// as written: they make the script's words dynamic to the analysis.
 pub(super) fn heredoc_text(body: &str, expands: bool, strip_tabs: bool) -> Text<'_> {
@@ -37,8 +37,14 @@ pub(super) fn heredoc_text(body: &str, expands: bool, strip_tabs: bool) -> Text<
         return Cow::Borrowed(body);
     }
     let mut out = String::with_capacity(body.len());
+    // With an unquoted delimiter a line continuation joins the next line to this one before
+    // `<<-` looks at line starts, so that line keeps its tabs (`touch d\<newline><tab>d` runs
+    // `touch d d`).
+    let mut continued = false;
     for line in body.split_inclusive('\n') {
-        out.push_str(if strip_tabs { line.trim_start_matches('\t') } else { line });
+        out.push_str(if strip_tabs && !continued { line.trim_start_matches('\t') } else { line });
+        let backslashes = line.strip_suffix('\n').map_or(0, |l| l.len() - l.trim_end_matches('\\').len());
+        continued = expands && backslashes % 2 == 1;
     }
     if !expands {
         return Cow::Owned(out);
@@ -58,6 +64,14 @@ pub(super) fn heredoc_text(body: &str, expands: bool, strip_tabs: bool) -> Text<
         }
     }
     Cow::Owned(decoded)
+}
+
+/// Whether `before`, the source up to some digits, ends in a line continuation glued to a word
+/// (`c\<newline>`): bash then reads the digits as the rest of that word, not as a redirect's
+/// descriptor (`cp c\<newline>2>c` runs `cp c2`).
+pub(super) fn continues_a_word(before: &str) -> bool {
+    let word_char = |c: char| !c.is_whitespace() && !matches!(c, ';' | '|' | '&' | '(' | ')' | '<' | '>');
+    before.strip_suffix("\\\n").and_then(|rest| rest.chars().last()).is_some_and(word_char)
 }
 
 /// Whether `text` has a blank or newline outside quotes and escapes.
@@ -375,4 +389,17 @@ pub(super) fn device_descriptor(path: &str) -> Option<u32> {
 pub fn is_exempt_device(path: &str) -> bool {
     matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr")
         || path.strip_prefix("/dev/fd/").is_some_and(|fd| !fd.is_empty() && fd.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_continuation_glued_to_a_word_continues_it() {
+        assert!(continues_a_word("cp c\\\n"));
+        assert!(!continues_a_word("cp c \\\n"), "after a blank the digits are a word of their own");
+        assert!(!continues_a_word("a|\\\n"));
+        assert!(!continues_a_word("cp c\n"));
+    }
 }
