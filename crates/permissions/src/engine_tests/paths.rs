@@ -732,3 +732,16 @@ fn a_glob_lists_the_folder_it_matches_in() {
         assert_eq!(e.decision.behavior, behavior, "{command}: {}", e.explain());
     }
 }
+
+/// bash removes the quotes of a `>&` target twice: `>&'".bashrc"'` writes `.bashrc`, which a
+/// reading that removes them once takes for `".bashrc"`. Such a target is not read as bash
+/// reads it, so it is never approved, `bypassPermissions` included (the oracle found
+/// `>&'"#'` writing `#`).
+#[test]
+fn a_target_whose_quotes_bash_removes_twice_is_never_approved() {
+    let engine = empty_engine();
+    for command in ["echo x >&'\".bashrc\"'", "echo x >&\"'.mcp.json'\"", "echo x >&'\"#'"] {
+        never_approved_automatically(&engine, command);
+    }
+    bypassed(&engine, &["echo x >&'out.log'"]);
+}

@@ -137,9 +137,14 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                     let gap = self.slice(pair[0].end_byte(), pair[1].start_byte());
                     !matches!(gap_reading(gap.as_bytes()), Gap::Blank) || ends_a_line(gap)
                 });
-                // bash removes the quotes of a `>&` or `<&` target twice (`>&k\\w` writes `kw`).
+                // bash removes the quotes of a `>&` or `<&` target twice (`>&k\\w` writes `kw`,
+                // `>&'".bashrc"'` writes `.bashrc`): a target with quotes inside quotes or a
+                // backslash is not read as bash reads it.
                 let duplicating = matches!(operator, ">&" | "<&")
-                    && destinations.first().is_some_and(|target| self.text(*target).contains('\\'));
+                    && destinations.first().is_some_and(|target| {
+                        let text = self.text(*target);
+                        text.contains('\\') || (text.contains('\'') && text.contains('"'))
+                    });
                 if split || duplicating {
                     self.out.hazard(Hazard::ParseError);
                 }
