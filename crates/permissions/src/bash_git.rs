@@ -224,7 +224,8 @@ pub(crate) struct GitWrites<'c> {
     /// The work tree is named elsewhere (`--work-tree`, `--git-dir`, `GIT_WORK_TREE=` …): what
     /// it writes, and where, is known only at run time.
     pub elsewhere: bool,
-    /// It writes files a patch or mailbox names (`git apply`, `git am`), unknown beforehand.
+    /// It writes files a patch or mailbox names (`git apply`, `git am`), or a word known only
+    /// at run time does (`git checkout -- "$F"`): unknown beforehand.
     pub unlisted: bool,
     /// The paths it writes, creates or removes, taken from the folder git runs in.
     pub paths: Strs<'c>,
@@ -288,6 +289,8 @@ pub(crate) fn git_written_paths<'c>(cmd: &'c SimpleCommand<'_>) -> GitWrites<'c>
         _ => false,
     };
     if writes_tree {
+        // A word known only at run time may name any file (`git checkout HEAD -- "$F"`).
+        out.unlisted |= cmd.static_words < cmd.argv.len();
         let mut reads = GitReads::default();
         git_repository_options(cmd, &args[..sub], &mut reads);
         out.dirs = reads.dirs;
@@ -367,5 +370,6 @@ mod tests {
         assert_eq!(written("git apply --check fix.patch"), "");
         assert_eq!(written("git commit -m x"), "");
         assert_eq!(written("git status"), "");
+        assert_eq!(written("git checkout HEAD -- \"$F\""), "unlisted HEAD");
     }
 }

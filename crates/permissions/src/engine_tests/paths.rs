@@ -208,6 +208,7 @@ fn git_writes_in_a_work_tree_are_held_to_the_protected_paths() {
         "git worktree add ~/.ssh main",
         "git -C .claude checkout HEAD -- settings.json",
         "git apply evil.patch",
+        "git checkout HEAD -- \"$F\"",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(mode), None);
