@@ -32,6 +32,14 @@ fn home_and_project() -> (tempfile::TempDir, std::path::PathBuf, std::path::Path
     (dir, home, project)
 }
 
+/// The JSON-RPC replies `toolgate … mcp serve` (as `cmd` sets it up) writes for `requests`,
+/// sent one a line on its stdin, which then closes.
+fn serve_replies(mut cmd: Command, requests: &[Value]) -> Vec<Value> {
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let out = cmd.write_stdin(input).timeout(std::time::Duration::from_secs(120)).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
 fn json_out(out: &std::process::Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
@@ -237,15 +245,9 @@ fn mcp_serve_speaks_json_rpc_over_stdio() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "Read", "arguments": {"file_path": dir.path().join("hello.txt")}}}),
     ];
-    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
-    let out = toolgate(dir.path())
-        .args(["mcp", "serve"])
-        .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let replies: Vec<Value> =
-        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let mut serve = toolgate(dir.path());
+    serve.args(["mcp", "serve"]);
+    let replies = serve_replies(serve, &requests);
     let reply = |id: u64| {
         replies.iter().find(|r| r["id"] == id).cloned().unwrap_or_else(|| panic!("no reply {id}: {replies:?}"))
     };
@@ -666,19 +668,12 @@ fn mcp_serve_does_not_wait_for_a_slow_server() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": read}),
     ];
-    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
     let started = std::time::Instant::now();
     // The server's start-up timeout (five minutes) is far past the test's limit: only a serve
     // that does not wait for it can answer in time.
-    let out = toolgate(dir.path())
-        .env("MCP_TIMEOUT", "300000")
-        .args(["--mcp-config", &config, "mcp", "serve"])
-        .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let replies: Vec<Value> =
-        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let mut serve = toolgate(dir.path());
+    serve.env("MCP_TIMEOUT", "300000").args(["--mcp-config", &config, "mcp", "serve"]);
+    let replies = serve_replies(serve, &requests);
     assert!(replies.iter().any(|r| r["id"] == 1 && r["result"]["serverInfo"].is_object()), "{replies:?}");
     let tools = replies.iter().find(|r| r["id"] == 2).unwrap_or_else(|| panic!("no tools/list reply: {replies:?}"));
     assert!(tools["result"]["tools"].as_array().is_some_and(|t| t.iter().any(|t| t["name"] == "Read")), "{tools}");
@@ -700,16 +695,9 @@ fn mcp_serve_waits_for_a_starting_server_before_calling_its_tool() {
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "mcp__never__echo", "arguments": {}}}),
     ];
-    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
-    let out = toolgate(dir.path())
-        .env("MCP_TIMEOUT", "500")
-        .args(["--mcp-config", &config, "mcp", "serve"])
-        .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let replies: Vec<Value> =
-        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let mut serve = toolgate(dir.path());
+    serve.env("MCP_TIMEOUT", "500").args(["--mcp-config", &config, "mcp", "serve"]);
+    let replies = serve_replies(serve, &requests);
     let call = replies.iter().find(|r| r["id"] == 2).unwrap_or_else(|| panic!("no call reply: {replies:?}"));
     assert_eq!(call["result"]["isError"], true, "{call}");
     let text = call["result"]["content"].to_string();
