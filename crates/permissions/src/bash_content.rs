@@ -413,6 +413,8 @@ impl Check<'_, '_, '_> {
             return;
         }
         let runs_in = self.git_folders(&reads.dirs);
+        // The tops of the repositories, looked for once (each looks up every folder above).
+        let mut tops: Option<SmallVec<[PathBuf; 2]>> = None;
         // A read-only command's reads stay inside the working directories, as `cat`'s do.
         let access = if families == ["Read"] { Access::Read } else { Access::Change { written: false } };
         for &(path, anchor) in &reads.paths {
@@ -427,9 +429,9 @@ impl Check<'_, '_, '_> {
                 });
                 continue;
             };
-            let folders: SmallVec<[PathBuf; 2]> = match from_top {
-                true => runs_in.iter().flat_map(|dir| repository_tops(dir)).collect(),
-                false => runs_in.iter().cloned().collect(),
+            let folders: &[PathBuf] = match from_top {
+                true => tops.get_or_insert_with(|| runs_in.iter().flat_map(|dir| repository_tops(dir)).collect()),
+                false => runs_in,
             };
             for folder in folders {
                 let target = folder.join(path);
