@@ -464,7 +464,9 @@ impl Check<'_, '_, '_> {
         if writes.elsewhere || writes.unlisted {
             let why = match writes.elsewhere {
                 true => "writes a work tree named elsewhere (`--work-tree`, `--git-dir`, `GIT_WORK_TREE`)",
-                false => "writes files its patch or a word known only at run time names, which may be protected",
+                false => {
+                    "writes files named only by its patch, a pattern or a word known at run time, which may be protected"
+                }
             };
             self.content.protected.get_or_insert_with(|| format!("`{}` {why}", cmd.text));
             return;

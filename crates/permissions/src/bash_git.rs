@@ -224,8 +224,9 @@ pub(crate) struct GitWrites<'c> {
     /// The work tree is named elsewhere (`--work-tree`, `--git-dir`, `GIT_WORK_TREE=` …): what
     /// it writes, and where, is known only at run time.
     pub elsewhere: bool,
-    /// It writes files a patch or mailbox names (`git apply`, `git am`), or a word known only
-    /// at run time does (`git checkout -- "$F"`): unknown beforehand.
+    /// It writes files a patch or mailbox names (`git apply`, `git am`), a word known only at
+    /// run time does (`git checkout -- "$F"`) or a pattern matches (`'*.json'`): unknown
+    /// beforehand.
     pub unlisted: bool,
     /// The paths it writes, creates or removes, taken from the folder git runs in.
     pub paths: Strs<'c>,
@@ -289,8 +290,12 @@ pub(crate) fn git_written_paths<'c>(cmd: &'c SimpleCommand<'_>) -> GitWrites<'c>
         _ => false,
     };
     if writes_tree {
-        // A word known only at run time may name any file (`git checkout HEAD -- "$F"`).
+        // A word known only at run time may name any file (`git checkout HEAD -- "$F"`), and
+        // so may a pathspec that is a pattern or has magic (`'*.json'` is `.mcp.json` too).
         out.unlisted |= cmd.static_words < cmd.argv.len();
+        out.unlisted |= out.paths.iter().any(|path| {
+            path.starts_with(':') || matches!(pathspec(path).1, GitAnchor::PatternHere | GitAnchor::PatternTop)
+        });
         let mut reads = GitReads::default();
         git_repository_options(cmd, &args[..sub], &mut reads);
         out.dirs = reads.dirs;
@@ -371,5 +376,7 @@ mod tests {
         assert_eq!(written("git commit -m x"), "");
         assert_eq!(written("git status"), "");
         assert_eq!(written("git checkout HEAD -- \"$F\""), "unlisted HEAD");
+        assert_eq!(written("git checkout HEAD -- '*.json'"), "unlisted HEAD *.json");
+        assert_eq!(written("git checkout HEAD -- ':(top)a'"), "unlisted HEAD :(top)a");
     }
 }

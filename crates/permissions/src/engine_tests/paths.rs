@@ -209,6 +209,11 @@ fn git_writes_in_a_work_tree_are_held_to_the_protected_paths() {
         "git -C .claude checkout HEAD -- settings.json",
         "git apply evil.patch",
         "git checkout HEAD -- \"$F\"",
+        // A pathspec is a pattern to git: `*` matches `.mcp.json` and `/` alike.
+        "git checkout HEAD -- '*.json'",
+        "git restore --source=HEAD '.claude/settings.jso?'",
+        "git checkout HEAD -- ':(top).claude/settings.json'",
+        "git checkout HEAD -- ':(icase).CLAUDE/settings.json'",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {
             let e = engine.evaluate(&bash, &json!({"command": command}), &ctx(mode), None);
