@@ -452,6 +452,15 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                     self.redirect(child, &mut prefix_extra, &mut deferred);
                     self.no_extra_words(&prefix_extra);
                 }
+                // tree-sitter reads the `0` of `0<t rm x` as the command's name and `rm x` as
+                // words after the redirect's target: to bash the `0` is the redirect's
+                // descriptor, and `rm` (the first of those words) is the name.
+                Some("name") if is_descriptor_number(self.text(child)) && glued_to_a_redirect(child, node) => {
+                    if super::text::continues_a_word(self.slice(0, child.start_byte())) {
+                        self.out.hazard(Hazard::ParseError);
+                    }
+                    named = false;
+                }
                 Some("name") => {
                     // `esac`, `fi`, `}` … are never a command's name to bash.
                     if never_a_command_name(self.text(child)) {
@@ -561,6 +570,11 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
     }
 }
 
+/// Whether `text` is digits only, as a redirect's descriptor is.
+fn is_descriptor_number(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Whether `number`, an argument of `command`, is directly followed by a file redirect (in the
 /// command, or the first of the statement, pipeline or list it ends: `a|b 0<t`): then it is
 /// that redirect's descriptor. `&>` and `&>>` take none (`ls 2&>f` runs `ls 2`).
@@ -574,7 +588,7 @@ fn glued_to_a_redirect(number: Node<'_>, command: Node<'_>) -> bool {
     }
     next.is_some_and(|next| {
         let operator = (0..next.child_count()).filter_map(|i| next.child(i)).find(|c| !c.is_named()).map(|c| c.kind());
-        kind(next) == Kind::FileRedirect
+        matches!(kind(next), Kind::FileRedirect | Kind::HeredocRedirect | Kind::HerestringRedirect)
             && next.start_byte() == number.end_byte()
             && !matches!(operator, Some("&>" | "&>>"))
     })

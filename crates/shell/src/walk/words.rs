@@ -200,6 +200,11 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                             && text[1..text.len() - 1].bytes().all(|b| b == b' ' || b == b'\t');
                         if translated || empty_backticks {
                             word.expansion = true;
+                        } else if text == "$$" {
+                            // tree-sitter gives a `$$` that ends a word (`>}$$`) as a piece of
+                            // its own: bash expands it to its process id.
+                            word.expansion = true;
+                            word.push_opaque(text);
                         } else {
                             if has_unescaped_blank(text) {
                                 self.out.hazard(Hazard::ParseError);
@@ -275,6 +280,13 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
     /// without it (and marked as holding an expansion); a backtick it left that opens a
     /// command is not read as bash reads it.
     fn unquoted_word(&mut self, text: &'s str, word: &mut Word<'s>) {
+        // tree-sitter keeps a `$$` that ends a word as characters of it (`>}$$`): bash expands
+        // it to its process id. Any other expansion inside one token is not read at all.
+        match expanding_dollar(text) {
+            Some(b'$') => word.expansion = true,
+            Some(_) => self.out.hazard(Hazard::ParseError),
+            None => {}
+        }
         let mut rest = text;
         while let Some(at) = unescaped_backtick(rest) {
             if rest.as_bytes().get(at + 1) != Some(&b'`') {
@@ -315,6 +327,31 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
         }
         word.push_double_quoted(self.slice(position, node.end_byte()));
     }
+}
+
+/// The character after the first unescaped `$` of an unquoted word's text that starts an
+/// expansion there (a name, a digit, a special parameter, a brace, parenthesis or quote); a `$`
+/// before anything else is a character of the word to bash (`echo a$` prints `a$`).
+fn expanding_dollar(text: &str) -> Option<u8> {
+    let bytes = text.as_bytes();
+    let mut escaped = false;
+    for (at, &b) in bytes.iter().enumerate() {
+        match b {
+            b'$' if !escaped => {
+                let next = *bytes.get(at + 1)?;
+                if next.is_ascii_alphanumeric() || b"_{('\"$?#-!@*".contains(&next) {
+                    return Some(next);
+                }
+            }
+            b'\\' => {
+                escaped = !escaped;
+                continue;
+            }
+            _ => {}
+        }
+        escaped = false;
+    }
+    None
 }
 
 /// The offset of the first backtick in `text` that no backslash escapes.
