@@ -1,10 +1,10 @@
 //! `cargo xtask fuzz [--seconds N] [TARGET…]`: runs each cargo-fuzz target of `fuzz/`
 //! for N seconds (default 60) and prints how many inputs each one ran.
 //!
-//! `cargo xtask fuzz shell [--minutes N]` is a target of its own, not cargo-fuzz: the Bash
-//! analysis's differential oracle (`crates/shell/src/oracle/`), which runs
-//! generated command lines in real bash inside bubblewrap for N minutes (default 5) from a
-//! seed taken from the clock, prints `N commands, M divergences` with each minimised
+//! `cargo xtask fuzz shell [--minutes N | --lines N]` is a target of its own, not cargo-fuzz:
+//! the Bash analysis's differential oracle (`crates/shell/src/oracle/`), which runs generated
+//! command lines in real bash inside bubblewrap for N minutes (default 5), or N lines however
+//! long they take, from a seed taken from the clock, prints `N commands, M divergences` with each minimised
 //! divergence, and appends new ones to the oracle's `regressions.jsonl`.
 //!
 //! The targets live in the `fuzz/` crate (excluded from the workspace, built with nightly
@@ -104,26 +104,30 @@ pub(crate) fn run(args: &[&str]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `cargo xtask fuzz shell [--minutes N]`: the oracle's ignored long-run test, in release,
-/// with `TOOLGATE_ORACLE_MINUTES` and a seed from the clock in `TOOLGATE_ORACLE_SEED`.
+/// `cargo xtask fuzz shell [--minutes N | --lines N]`: the oracle's ignored long-run test, in
+/// release, with `TOOLGATE_ORACLE_MINUTES` (or `TOOLGATE_ORACLE_LINES`, a count of generated
+/// lines however long they take) and a seed from the clock in `TOOLGATE_ORACLE_SEED`.
 fn shell(args: &[&str]) -> ExitCode {
-    let minutes = match args {
-        [] => Some(DEFAULT_SHELL_MINUTES),
-        ["--minutes", n] => n.parse().ok(),
-        [flag] if flag.starts_with("--minutes=") => flag.trim_start_matches("--minutes=").parse().ok(),
+    let limit = match args {
+        [] => Some(("MINUTES", DEFAULT_SHELL_MINUTES)),
+        [flag @ ("--minutes" | "--lines"), n] => n.parse().ok().map(|n| (limit_name(flag), n)),
+        [flag] => flag.split_once('=').and_then(|(flag, n)| match flag {
+            "--minutes" | "--lines" => n.parse().ok().map(|n| (limit_name(flag), n)),
+            _ => None,
+        }),
         _ => None,
     };
-    let Some(minutes) = minutes else {
-        eprintln!("xtask fuzz shell: usage: cargo xtask fuzz shell [--minutes N] (N a whole number)");
+    let Some((limit, count)) = limit else {
+        eprintln!("xtask fuzz shell: usage: cargo xtask fuzz shell [--minutes N | --lines N] (N a whole number)");
         return ExitCode::from(2);
     };
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let command = Cmd::cargo()
         .args(["test", "--release", "-p", "toolgate-shell", "--lib", "oracle::oracle_long_run"])
         .args(["--", "--ignored", "--exact", "--nocapture"])
-        .env("TOOLGATE_ORACLE_MINUTES", minutes.to_string())
+        .env(format!("TOOLGATE_ORACLE_{limit}"), count.to_string())
         .env("TOOLGATE_ORACLE_SEED", seed.to_string());
-    eprintln!("::: xtask fuzz shell: {minutes} min, seed {seed}: {}", command.display());
+    eprintln!("::: xtask fuzz shell: {count} {}, seed {seed}: {}", limit.to_lowercase(), command.display());
     let finished = match cmd::run(&command, Output::Tee) {
         Ok(finished) => finished,
         Err(e) => {
@@ -136,6 +140,11 @@ fn shell(args: &[&str]) -> ExitCode {
         None => eprintln!("xtask fuzz shell: the oracle printed no summary"),
     }
     if finished.success { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// The oracle's variable for a limit flag: `--lines` counts lines, `--minutes` time.
+fn limit_name(flag: &str) -> &'static str {
+    if flag == "--lines" { "LINES" } else { "MINUTES" }
 }
 
 /// The oracle's `N commands, M divergences …` line.

@@ -408,16 +408,20 @@ fn oracle_sandbox_driver() {
     }
 }
 
-/// The long run: generated lines for `TOOLGATE_ORACLE_MINUTES` minutes (default 1) from
-/// `TOOLGATE_ORACLE_SEED` (default the gate's); prints `N commands, M divergences` and appends
-/// new minimised divergences to `regressions.jsonl`.
+/// The long run: generated lines for `TOOLGATE_ORACLE_MINUTES` minutes (default 1), or until
+/// `TOOLGATE_ORACLE_LINES` lines have run when that is set (however long they take), from
+/// `TOOLGATE_ORACLE_SEED` (default the gate's); prints its progress every 20,000 lines on
+/// stderr, then `N commands, M divergences`, and appends new minimised divergences to
+/// `regressions.jsonl`.
 #[test]
 #[ignore = "long: run by `cargo xtask fuzz shell --minutes N`"]
 fn oracle_long_run() {
     let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
     let minutes = env("TOOLGATE_ORACLE_MINUTES").unwrap_or(1);
     let seed = env("TOOLGATE_ORACLE_SEED").unwrap_or(GATE_SEED);
+    let lines = env("TOOLGATE_ORACLE_LINES").and_then(|n| usize::try_from(n).ok());
     let deadline = Instant::now() + Duration::from_secs(minutes * 60);
+    let started = Instant::now();
     let regressions = regressions();
     let known: BTreeSet<String> = regressions.iter().map(|r| r.command.clone()).collect();
     let sources = mutation_sources(&regressions);
@@ -426,7 +430,7 @@ fn oracle_long_run() {
     let mut diverging_kinds: BTreeMap<Kind, Vec<String>> = BTreeMap::new();
     let mut batch = 0;
     // Run in batches until the time is up, keeping the shortest lines of each kind.
-    while Instant::now() < deadline {
+    while lines.map_or_else(|| Instant::now() < deadline, |lines| all.len() < lines) {
         let commands = generate::commands(seed.wrapping_add(batch), 400, &sources);
         batch += 1;
         for (command, result) in commands.iter().zip(check_all(&commands)) {
@@ -454,7 +458,13 @@ fn oracle_long_run() {
                 }
             }
         }
+        let before = all.len();
         all.extend(commands);
+        if before / 20_000 != all.len() / 20_000 {
+            let diverging: usize = diverging_kinds.values().map(Vec::len).sum();
+            let seconds = started.elapsed().as_secs();
+            eprintln!("oracle: {} lines in {seconds} s, {undecided} undecided, {diverging} diverging", all.len());
+        }
     }
     let lines: BTreeSet<String> = diverging_kinds.into_values().flatten().collect();
     let lines: Vec<String> = lines.into_iter().collect();
