@@ -73,6 +73,7 @@ mod brace;
 mod coarse;
 mod git;
 mod kind;
+mod names;
 #[cfg(test)]
 mod oracle;
 mod parse;

@@ -18,6 +18,10 @@
 
 mod table;
 
+use std::sync::OnceLock;
+
+use crate::names::FirstByteRuns;
+
 pub use table::PROGRAMS;
 
 /// One program's entry.
@@ -170,10 +174,9 @@ pub enum Holds {
 
 /// The entry for the program `name` (a path's basename), or [`Program::DEFAULT`].
 pub fn get(name: &str) -> &'static Program {
-    match PROGRAMS.binary_search_by(|p| p.name.cmp(name)) {
-        Ok(at) => &PROGRAMS[at],
-        Err(_) => &Program::DEFAULT,
-    }
+    static RUNS: OnceLock<FirstByteRuns> = OnceLock::new();
+    let runs = RUNS.get_or_init(|| FirstByteRuns::of(PROGRAMS.iter().map(|p| p.name)));
+    runs.find(PROGRAMS, name, |p| p.name).unwrap_or(&Program::DEFAULT)
 }
 
 #[cfg(test)]

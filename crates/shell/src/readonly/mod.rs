@@ -43,6 +43,7 @@
 
 use std::sync::OnceLock;
 
+use super::names::FirstByteRuns;
 use super::wrappers::basename;
 use super::{BashAnalysis, SimpleCommand, Strs, Text};
 
@@ -149,26 +150,10 @@ pub fn flags_and_operands<'a>(name: &str, args: &'a [Text<'_>]) -> Option<(FlagL
     Some((parsed.flags, parsed.operands))
 }
 
-/// The table entry for a bare command name: a binary search among the entries that start
-/// with its first byte (the table is sorted, so they are one run).
+/// The table entry for a bare command name.
 fn lookup(name: &str) -> Option<&'static Spec> {
-    static RUNS: OnceLock<[(u16, u16); 256]> = OnceLock::new();
-    let runs = RUNS.get_or_init(|| {
-        let mut runs = [(0u16, 0u16); 256];
-        for (at, spec) in TABLE.iter().enumerate() {
-            let at = u16::try_from(at).unwrap_or(u16::MAX);
-            let run = &mut runs[usize::from(spec.name.as_bytes().first().copied().unwrap_or(0))];
-            if run.1 == 0 {
-                *run = (at, at + 1);
-            } else {
-                run.1 = at + 1;
-            }
-        }
-        runs
-    });
-    let (start, end) = runs[usize::from(name.as_bytes().first().copied().unwrap_or(0))];
-    let run = TABLE.get(usize::from(start)..usize::from(end))?;
-    run.binary_search_by(|spec| spec.name.cmp(name)).ok().map(|index| &run[index])
+    static RUNS: OnceLock<FirstByteRuns> = OnceLock::new();
+    RUNS.get_or_init(|| FirstByteRuns::of(TABLE.iter().map(|spec| spec.name))).find(TABLE, name, |spec| spec.name)
 }
 
 /// One vetted command.
