@@ -449,6 +449,7 @@ fn oracle_long_run() {
                 Verdict::Undecided => undecided += 1,
                 Verdict::Agrees => {}
                 Verdict::Diverges(_) => {
+                    eprintln!("oracle: diverges: {:?}", checked.command);
                     for kind in checked.kinds() {
                         let lines = diverging_kinds.entry(kind).or_default();
                         lines.push(checked.command.clone());

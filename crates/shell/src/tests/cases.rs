@@ -205,7 +205,9 @@ pub(super) const WRAPPERS: &[Case] = &[
     c("sh -i -c ls", &[Has("UnfollowedLauncher:sh -i")]),
     c("bash --login -c ls", &[Has("UnfollowedLauncher:bash --login")]),
     c("bash --rcfile x -ic ls", &[Has("UnfollowedLauncher:bash --rcfile")]),
-    c("bash +l -c ls", &[Hazards(&[])]),
+    // bash reads `l` whatever its sign: `+l` makes a login shell too (found by the oracle).
+    c("bash +l -c ls", &[Hazards(&["UnfollowedLauncher:bash +l"]), ReadOnly(false)]),
+    c("bash +i -c ls", &[Hazards(&[])]),
     c("hyperfine 'rm -rf x'", &[Hazards(&["UnfollowedLauncher:hyperfine"]), ReadOnly(false)]),
     // Commands other programs run from their options are commands of the line.
     c("tar -xf a.tar --to-command='rm -rf x'", &[Cmds(&["tar -xf a.tar --to-command=rm -rf x", "rm -rf x"])]),

@@ -396,7 +396,9 @@ pub fn shell_options<'a>(word_at: impl Fn(usize) -> Option<(&'a str, bool)>) -> 
                 options.string_option.get_or_insert(options.next);
             }
             options.reads_stdin |= cluster.contains('s');
-            if value.starts_with('-') && cluster.contains(['l', 'i']) {
+            // bash makes a login shell of `+l` as of `-l` (it reads `l` whatever the sign);
+            // `+i` turns interactive mode off.
+            if cluster.contains('l') || (value.starts_with('-') && cluster.contains('i')) {
                 options.startup_files.get_or_insert(options.next);
             }
             // Each `o` or `O` of the cluster takes a word of its own (`-ooc errexit nounset`).
