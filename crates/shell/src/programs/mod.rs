@@ -16,13 +16,21 @@
 //! assert_eq!(programs::get("some-tool").operands, Operands::Files);
 //! ```
 
+mod listing;
 mod table;
+mod user;
+
+pub(crate) use user::user_entry;
 
 use std::sync::OnceLock;
 
 use crate::names::FirstByteRuns;
 
+pub use listing::{Listed, describe, list};
 pub use table::PROGRAMS;
+pub use user::{
+    Problem, ReadOnly, UserEntry, UserOperands, UserTable, UserWrites, check_examples, install, user_names,
+};
 
 /// One program's entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,8 +180,12 @@ pub enum Holds {
     WalksNone,
 }
 
-/// The entry for the program `name` (a path's basename), or [`Program::DEFAULT`].
+/// The entry for the program `name` (a path's basename): a user's ([`install`]), else the
+/// table's, else [`Program::DEFAULT`].
 pub fn get(name: &str) -> &'static Program {
+    if let Some(entry) = user::user_entry(name) {
+        return &entry.program;
+    }
     static RUNS: OnceLock<FirstByteRuns> = OnceLock::new();
     let runs = RUNS.get_or_init(|| FirstByteRuns::of(PROGRAMS.iter().map(|p| p.name)));
     runs.find(PROGRAMS, name, |p| p.name).unwrap_or(&Program::DEFAULT)

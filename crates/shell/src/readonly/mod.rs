@@ -150,8 +150,13 @@ pub fn flags_and_operands<'a>(name: &str, args: &'a [Text<'_>]) -> Option<(FlagL
     Some((parsed.flags, parsed.operands))
 }
 
-/// The table entry for a bare command name.
-fn lookup(name: &str) -> Option<&'static Spec> {
+/// The entry for a bare command name: a user's (see [`crate::programs::install`]), else the
+/// table's.
+pub(super) fn lookup(name: &str) -> Option<&'static Spec> {
+    // A user's entry replaces the table's whole, read-only rule included.
+    if let Some(entry) = crate::programs::user_entry(name) {
+        return entry.spec.as_ref();
+    }
     static RUNS: OnceLock<FirstByteRuns> = OnceLock::new();
     RUNS.get_or_init(|| FirstByteRuns::of(TABLE.iter().map(|spec| spec.name))).find(TABLE, name, |spec| spec.name)
 }
@@ -169,11 +174,11 @@ pub(super) struct Spec {
     /// The options a [`Rule::Check`] command reads, for the checks of the paths it reads
     /// (`diff -r`'s folders).
     pub options: Option<Flags>,
-    /// Commands that must classify read-only (run by the table test).
-    #[cfg_attr(not(test), expect(dead_code, reason = "examples are read by the table test"))]
+    /// Commands that must classify read-only (run by the table test, shown by
+    /// `toolgate programs show`).
     pub read_only: &'static [&'static str],
-    /// Commands that must not classify read-only (run by the table test).
-    #[cfg_attr(not(test), expect(dead_code, reason = "examples are read by the table test"))]
+    /// Commands that must not classify read-only (run by the table test, shown by
+    /// `toolgate programs show`).
     pub not_read_only: &'static [&'static str],
 }
 
