@@ -20,6 +20,7 @@ mod hook;
 #[cfg(feature = "mcp")]
 mod mcp_logs;
 mod options;
+mod programs;
 mod progress;
 mod prompter;
 
@@ -105,6 +106,12 @@ enum Command {
     },
     /// Print the merged settings, where each rule came from, and every diagnostic.
     Settings,
+    /// The programs the Bash analysis knows (with the user's and managed programs files):
+    /// list them, show one entry, or check a programs file.
+    Programs {
+        #[command(subcommand)]
+        action: programs::ProgramsAction,
+    },
     /// Trust a project folder (default: the repository holding the working directory, else the
     /// working directory): its settings then apply in full and its approved `.mcp.json` servers
     /// may start. Recorded in ~/.claude.json, where Claude Code's trust dialog records it.
@@ -404,6 +411,7 @@ async fn run(cli: Cli) -> anyhow::Result<Outcome> {
             }
         }
         Command::Settings => settings(&opts),
+        Command::Programs { action } => programs::programs(&opts, action),
         Command::Trust { dir } => trust(&opts, dir),
         #[cfg(feature = "mcp")]
         Command::Mcp { action } => mcp(&opts, action).await,

@@ -133,6 +133,7 @@ impl SessionOpts {
     pub fn load_settings(&self) -> anyhow::Result<(PathBuf, LoadedSettings)> {
         let cwd = self.cwd()?;
         let mut loaded = self.discovery()?.load();
+        loaded.install_programs();
         for (behavior, rules) in [
             (PermissionBehavior::Allow, &self.allow),
             (PermissionBehavior::Ask, &self.ask),

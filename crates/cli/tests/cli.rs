@@ -834,3 +834,62 @@ fn the_claude_config_dir_is_protected_whatever_its_name() {
         assert!(decision["message"].as_str().unwrap().contains("Claude configuration folder"), "{decision}");
     }
 }
+
+/// A user's programs file makes a program read-only; a project's is ignored with a
+/// diagnostic; `toolgate programs check` reports a bad entry with its path and an example
+/// that does not hold.
+#[test]
+fn a_users_programs_file_teaches_the_analysis_and_a_projects_is_ignored() {
+    let (_dir, home, project) = home_and_project();
+    let check = |cmd: &mut Command| {
+        json_out(&cmd.args(["check", "Bash", r#"{"command": "mdcat README.md"}"#, "--json"]).output().unwrap())
+    };
+    assert_eq!(check(&mut toolgate_at(&home, &project))["behavior"], "ask", "not read-only before it is taught");
+    let entry = r#"{"programs": [{"name": "mdcat", "read_only": {"deny": ["--output"]},
+        "examples": {"read_only": ["mdcat README.md"], "not_read_only": ["mdcat --output x README.md"]}}]}"#;
+    std::fs::write(project.join(".claude/toolgate").tap_mkdir().join("programs.json"), entry).unwrap();
+    assert_eq!(check(&mut toolgate_at(&home, &project))["behavior"], "ask", "a project's file is not read");
+    let list = toolgate_at(&home, &project).args(["programs", "list"]).output().unwrap();
+    let list = String::from_utf8_lossy(&list.stderr).into_owned();
+    assert!(list.contains("programs.json: ignored: a project cannot teach toolgate"), "{list}");
+    let user_file = home.join(".claude/toolgate").tap_mkdir().join("programs.json");
+    std::fs::write(&user_file, entry).unwrap();
+    assert_eq!(check(&mut toolgate_at(&home, &project))["behavior"], "allow");
+    let denied = toolgate_at(&home, &project)
+        .args(["check", "Bash", r#"{"command": "mdcat --output x README.md"}"#, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&denied)["behavior"], "ask");
+    let show = toolgate_at(&home, &project).args(["programs", "show", "mdcat"]).output().unwrap();
+    assert_eq!(json_out(&show)["source"], user_file.display().to_string());
+    let ok = toolgate_at(&home, &project).args(["programs", "check"]).arg(&user_file).output().unwrap();
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stdout));
+    let bad = home.join("bad.json");
+    std::fs::write(&bad, r#"{"programs": [{"name": "mdcat", "read_only": true, "examples": {"not_read_only": ["mdcat --output x a"]}}, {"name": "a/b"}]}"#).unwrap();
+    let out = toolgate_at(&home, &project).args(["programs", "check"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("bad.json: programs[1].name: \"a/b\" is not a program's bare name")
+    );
+    std::fs::write(&bad, r#"{"programs": [{"name": "mdcat", "read_only": true, "examples": {"not_read_only": ["mdcat --output x a"]}}]}"#).unwrap();
+    let out = toolgate_at(&home, &project).args(["programs", "check"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("programs[0].examples.not_read_only[0]: \"mdcat --output x a\" is read-only with this entry"),
+        "{stdout}"
+    );
+}
+
+/// Creates a folder and gives it back, for building a path in one expression.
+trait MkDir {
+    fn tap_mkdir(self) -> std::path::PathBuf;
+}
+
+impl MkDir for std::path::PathBuf {
+    fn tap_mkdir(self) -> std::path::PathBuf {
+        std::fs::create_dir_all(&self).unwrap();
+        self
+    }
+}

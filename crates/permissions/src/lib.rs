@@ -61,5 +61,7 @@ pub use prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, sug
 pub use rule::{PermissionRule, RuleParseError, canonical_rule_tool};
 pub use rules::Family;
 pub use safety::{critical_rm_reason, protected_path_reason};
-pub use settings::{Diagnostic, LoadedSettings, PermissionSettings, RuleEntry, SettingsDiscovery, SettingsFile};
+pub use settings::{
+    Diagnostic, LoadedSettings, PROGRAMS_FILE, PermissionSettings, RuleEntry, SettingsDiscovery, SettingsFile,
+};
 pub use trust::{claude_json_path, record_trust, trusted_by};

@@ -169,9 +169,33 @@ impl SettingsDiscovery {
         {
             loaded.read_file(RuleSource::UserSettings, &user.join("settings.json"), &user);
         }
+        // Programs taught to the analyser: the managed folder's, then the user's; a
+        // project's would let a repository declare `curl` read-only.
+        if let Some(dir) = &self.managed_dir {
+            loaded.read_programs(&dir.join(PROGRAMS_FILE));
+        }
+        if self.sources.contains(&RuleSource::UserSettings)
+            && let Some(user) = self.user_dir()
+        {
+            loaded.read_programs(&user.join(PROGRAMS_FILE));
+        }
+        let project_programs = claude.join(PROGRAMS_FILE);
+        if project_programs.exists() {
+            loaded.diagnostics.push(Diagnostic {
+                origin: project_programs.display().to_string(),
+                message: format!(
+                    "ignored: a project cannot teach toolgate which programs are read-only; \
+                     put entries you trust in ~/.claude/{PROGRAMS_FILE}"
+                ),
+            });
+        }
         loaded
     }
 }
+
+/// Where, under the user's and the managed settings folders, the programs file is
+/// ([`toolgate_shell::programs::UserTable`]).
+pub const PROGRAMS_FILE: &str = "toolgate/programs.json";
 
 /// Every settings document found, highest precedence first, and what went wrong.
 #[derive(Debug, Clone, Default)]
@@ -183,6 +207,9 @@ pub struct LoadedSettings {
     /// Whether the project folder is trusted: until it is, its settings were cut down to what
     /// only tightens (see [`SettingsDiscovery::load`]).
     pub trusted: bool,
+    /// The programs files found (managed first, then the user's), for
+    /// [`toolgate_shell::programs::install`].
+    pub programs: Vec<toolgate_shell::programs::UserTable>,
 }
 
 /// The keys of a project's `permissions` an untrusted folder keeps: they only tighten.
@@ -267,6 +294,28 @@ impl LoadedSettings {
             Err(e) => self.diagnostics.push(Diagnostic { origin, message: format!("is not valid JSON: {e}") }),
         }
         true
+    }
+
+    /// Makes the programs files found the process's ([`toolgate_shell::programs::install`]):
+    /// the analysis then reads each entry in place of the built-in one of its name.
+    pub fn install_programs(&self) {
+        toolgate_shell::programs::install(&self.programs);
+    }
+
+    /// Reads a programs file, if there is one: its table, or a diagnostic per problem.
+    fn read_programs(&mut self, path: &Path) {
+        let origin = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => match toolgate_shell::programs::UserTable::parse(&origin, &text) {
+                Ok(table) => self.programs.push(table),
+                Err(problems) => self.diagnostics.extend(problems.into_iter().map(|p| Diagnostic {
+                    origin: p.origin,
+                    message: format!("{}: {}; the file is ignored", p.path, p.message),
+                })),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => self.diagnostics.push(Diagnostic { origin, message: format!("cannot be read: {e}") }),
+        }
     }
 
     /// Adds a document that did not come from a file (e.g. `--settings '{"…"}'` JSON, or
@@ -554,6 +603,34 @@ mod tests {
     fn write(path: &Path, value: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, value).unwrap();
+    }
+
+    /// Programs files come from the managed folder, then the user's; a project's is ignored
+    /// with a diagnostic, and a bad one is reported entry by entry.
+    #[test]
+    fn programs_files_come_from_the_user_and_managed_folders_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (home, repo, managed) = (tmp.path().join("home"), tmp.path().join("repo"), tmp.path().join("etc"));
+        let entry = |name: &str| format!(r#"{{"programs": [{{"name": "{name}", "read_only": true}}]}}"#);
+        write(&managed.join(PROGRAMS_FILE), &entry("managed-tool"));
+        write(&home.join(".claude").join(PROGRAMS_FILE), &entry("user-tool"));
+        write(&repo.join(".claude").join(PROGRAMS_FILE), &entry("curl"));
+        let discovery = SettingsDiscovery::new(&repo).with_home(Some(home.clone())).with_managed_dir(Some(managed));
+        let loaded = discovery.with_trust(true).load();
+        let names: Vec<&str> = loaded.programs.iter().flat_map(|t| t.entries.iter().map(|e| e.name.as_str())).collect();
+        assert_eq!(names, ["managed-tool", "user-tool"]);
+        let project = repo.join(".claude").join(PROGRAMS_FILE).display().to_string();
+        let diagnostic =
+            loaded.diagnostics.iter().find(|d| d.origin == project).expect("the project's file is reported");
+        assert!(diagnostic.message.starts_with("ignored: a project cannot teach"), "{diagnostic}");
+        write(&home.join(".claude").join(PROGRAMS_FILE), r#"{"programs": [{"name": "a b"}]}"#);
+        let loaded = SettingsDiscovery::new(&repo).with_home(Some(home)).with_managed_dir(None).load();
+        assert!(loaded.programs.is_empty());
+        assert!(
+            loaded.diagnostics.iter().any(|d| d.message.starts_with("programs[0].name: ")),
+            "{:?}",
+            loaded.diagnostics
+        );
     }
 
     #[test]

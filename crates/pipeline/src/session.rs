@@ -208,11 +208,14 @@ impl SessionBuilder {
 
     /// Reads the settings Claude Code reads for `cwd` (managed, user, project, local) and
     /// makes `cwd` the working directory. Rules, `defaultMode`, `additionalDirectories` and
-    /// hooks come from them; problems are in [`Session::diagnostics`].
+    /// hooks come from them, and the programs files of the user's and the managed folders
+    /// become the process's ([`LoadedSettings::install_programs`]); problems are in
+    /// [`Session::diagnostics`].
     #[must_use]
     pub fn discover(self, cwd: impl Into<PathBuf>) -> Self {
         let cwd = cwd.into();
         let loaded = SettingsDiscovery::new(&cwd).load();
+        loaded.install_programs();
         self.cwd(cwd).settings(loaded)
     }
 
