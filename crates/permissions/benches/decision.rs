@@ -9,8 +9,10 @@
 //! `interleaved_analysis`, `interleaved_decision`), which `cargo xtask bench` reads for its
 //! row 4: load that changes between divan's blocks moves their ratio, not the interleaved one.
 //! Lines of plain words (`git status`, most of the corpus) are decided without a syntax tree
-//! (`bash::is_plain_line`); `tree_lines_parse_only` and `tree_lines_decision` time the parse
-//! and the decision over 1,000 commands of the shapes that need one.
+//! (`bash::is_plain_line`); `tree_lines_parse_only`, `tree_lines_analysis` and
+//! `tree_lines_decision` time the parse, the analysis and the decision over 1,000 commands of
+//! the shapes that need one (the analysis less the parse is the walk; the decision less the
+//! analysis, the content layer and the rest of the engine).
 //! The same table ends with each command parsed and decided next to each other
 //! (`paired_parse_only`, `paired_decision`): there the bare parse runs with the caches a
 //! decision leaves, as every parse inside a decision does, where a corpus of bare parses in a
@@ -263,7 +265,7 @@ fn decision_in_checkout(bencher: divan::Bencher) {
 
 /// The parse, the analysis and the decision over the whole corpus, alternated round by
 /// round; then each command parsed and decided next to each other (`paired_*`); then the
-/// parse and the decision over the lines that need their tree (`tree_lines_*`).
+/// parse, the analysis and the decision over the lines that need their tree (`tree_lines_*`).
 fn interleaved() {
     let mut parser = bash_parser();
     let parser = std::cell::RefCell::new(&mut parser);
@@ -293,14 +295,18 @@ fn interleaved() {
     let tree_inputs: Vec<Value> = tree_corpus().iter().map(|c| json!({"command": c})).collect();
     let (parse, decision) = (parse_of(corpus()), decision_of(inputs.clone()));
     let (tree_parse, tree_decision) = (parse_of(tree_corpus()), decision_of(tree_inputs));
-    let analysis = || {
-        for command in corpus() {
-            divan::black_box(bash::analyze(command));
+    let analysis_of = |commands: &'static [String]| {
+        move || {
+            for command in commands {
+                divan::black_box(bash::analyze(command));
+            }
         }
     };
+    let (analysis, tree_analysis) = (analysis_of(corpus()), analysis_of(tree_corpus()));
     let [decided, parsed] = interleave::alternate(200, 1, &decision, &parse);
     let [analysed, _] = interleave::alternate(200, 1, &analysis, &parse);
     let [tree_decided, tree_parsed] = interleave::alternate(200, 1, &tree_decision, &tree_parse);
+    let [tree_analysed, _] = interleave::alternate(200, 1, &tree_analysis, &tree_parse);
     let [paired_decisions, paired_parses] = paired(200, &mut parser.borrow_mut(), &inputs, &|input| {
         divan::black_box(engine.evaluate(&**bash, input, ctx, None));
     });
@@ -313,6 +319,7 @@ fn interleaved() {
             ("paired_parse_only", paired_parses),
             ("paired_decision", paired_decisions),
             ("tree_lines_parse_only", tree_parsed),
+            ("tree_lines_analysis", tree_analysed),
             ("tree_lines_decision", tree_decided),
         ],
     );
