@@ -8,17 +8,21 @@
 //! 3. `clippy-no-default-features`: the same with `--no-default-features`, so code behind
 //!    a feature gate (`mcp`, `web`, `lsp`, `powershell` on the `toolgate` package) cannot
 //!    rot unseen.
-//! 4. `test`: `cargo nextest run --workspace` when `cargo nextest --version` succeeds,
+//! 4. `light-crates`: `cargo check -p toolgate-permissions -p toolgate-hooks
+//!    --no-default-features`, then `cargo tree` of the same: both crates build without
+//!    their `llm` and `http` features, and then pull no HTTP client or TLS
+//!    ([`HEAVY_PACKAGES`]). A check of two crates, not a second build of the workspace.
+//! 5. `test`: `cargo nextest run --workspace` when `cargo nextest --version` succeeds,
 //!    else `cargo test --workspace --all-targets`. The tidy checks run here, as tests.
-//! 5. `bench-smoke`: `cargo test --workspace --bench '*'`, after building the MCP test
+//! 6. `bench-smoke`: `cargo test --workspace --bench '*'`, after building the MCP test
 //!    server the `adapter` bench talks to: every divan bench is compiled in the test
 //!    profile (no optimised build of the dependencies) and runs each benchmark once, so
 //!    the benches cannot rot. `cargo xtask bench` is the real measurement.
-//! 6. `doctest`: `cargo test --workspace --doc` (nextest does not run doc-tests).
-//! 7. `doc`: `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`, so a
+//! 7. `doctest`: `cargo test --workspace --doc` (nextest does not run doc-tests).
+//! 8. `doc`: `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings"`, so a
 //!    broken intra-doc link fails the gate.
 //!
-//! The last line printed is the test count summed over steps 4 and 6, read from the
+//! The last line printed is the test count summed over steps 5 and 7, read from the
 //! runners' summaries (see [`crate::counts`]): `N passed, N failed` (`, N skipped` when
 //! any were).
 
@@ -38,15 +42,24 @@ pub(crate) struct Step {
 }
 
 /// The steps, in the order `cargo xtask ci` runs them.
-pub(crate) const STEPS: [Step; 7] = [
+pub(crate) const STEPS: [Step; 8] = [
     Step { name: "fmt", about: "cargo fmt --all --check" },
     Step { name: "clippy", about: "clippy on every target, warnings denied" },
     Step { name: "clippy-no-default-features", about: "the same with --no-default-features" },
+    Step { name: "light-crates", about: "permissions and hooks without default features: no HTTP client or TLS" },
     Step { name: "test", about: "cargo nextest run (or cargo test) on the workspace" },
     Step { name: "bench-smoke", about: "every benchmark built in the test profile and run once" },
     Step { name: "doctest", about: "cargo test --workspace --doc" },
     Step { name: "doc", about: "cargo doc --no-deps, rustdoc warnings denied" },
 ];
+
+/// The packages that `toolgate-permissions` and `toolgate-hooks` must not pull without
+/// their default features: the HTTP client, TLS and their crypto providers.
+pub(crate) const HEAVY_PACKAGES: &[&str] =
+    &["reqwest", "hyper", "hyper-rustls", "h2", "rustls", "tokio-rustls", "ring", "aws-lc-rs", "aws-lc-sys"];
+
+/// The packages of the light crates that `light-crates` checks, as `cargo -p` arguments.
+const LIGHT_CRATES: [&str; 4] = ["-p", "toolgate-permissions", "-p", "toolgate-hooks"];
 
 /// Runs every step in order; stops at the first failure.
 pub(crate) fn run_all() -> ExitCode {
@@ -114,6 +127,9 @@ impl Gate {
         if !finished.success {
             eprintln!("==> {} failed after {:.1}s", step.name, started.elapsed().as_secs_f64());
             return Err(Failure::Exited);
+        }
+        if step.name == "light-crates" {
+            light_crates_pull_nothing_heavy().map_err(Failure::Other)?;
         }
         eprintln!("==> {} ok in {:.1}s", step.name, started.elapsed().as_secs_f64());
         Ok(())
@@ -184,6 +200,7 @@ fn step_command(name: &str) -> anyhow::Result<(Cmd, Option<Runner>)> {
             cargo.args(["clippy", "--workspace", "--all-targets", "--no-default-features", "--", "-D", "warnings"]),
             None,
         ),
+        "light-crates" => (cargo.args(["check"]).args(LIGHT_CRATES).arg("--no-default-features"), None),
         "test" if nextest_available() => {
             (test_output_cargo().args(["nextest", "run", "--workspace"]), Some(Runner::Nextest))
         }
@@ -193,6 +210,34 @@ fn step_command(name: &str) -> anyhow::Result<(Cmd, Option<Runner>)> {
         "doc" => (cargo.args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"), None),
         other => anyhow::bail!("xtask has no command for step `{other}`"),
     })
+}
+
+/// After `light-crates`' check: `cargo tree` of the light crates without default features
+/// names none of [`HEAVY_PACKAGES`].
+fn light_crates_pull_nothing_heavy() -> anyhow::Result<()> {
+    let tree =
+        Cmd::cargo().args(["tree", "-e", "normal", "--prefix", "none", "--no-default-features"]).args(LIGHT_CRATES);
+    eprintln!("==> light-crates (after): {}", tree.display());
+    let finished = cmd::timed(&tree)?;
+    if !finished.success {
+        anyhow::bail!("`{}` failed: {}", tree.display(), String::from_utf8_lossy(&finished.stderr).trim());
+    }
+    let heavy = heavy_packages(&String::from_utf8_lossy(&finished.stdout));
+    if !heavy.is_empty() {
+        anyhow::bail!(
+            "without default features, toolgate-permissions or toolgate-hooks pulls {}; \
+             `cargo tree -i NAME --no-default-features -p toolgate-permissions -p toolgate-hooks` says through what",
+            heavy.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The [`HEAVY_PACKAGES`] named in `cargo tree --prefix none` output (`name vVERSION …` a
+/// line), each once, in the order of that list.
+fn heavy_packages(tree: &str) -> Vec<&'static str> {
+    let names: Vec<&str> = tree.lines().filter_map(|line| line.split_whitespace().next()).collect();
+    HEAVY_PACKAGES.iter().copied().filter(|heavy| names.contains(heavy)).collect()
 }
 
 /// `cargo` for a step whose output xtask reads through a pipe: keeps colours when a
@@ -209,4 +254,24 @@ fn test_output_cargo() -> Cmd {
 /// Whether `cargo nextest --version` succeeds.
 fn nextest_available() -> bool {
     cmd::run(&Cmd::cargo().args(["nextest", "--version"]), Output::Discard).is_ok_and(|finished| finished.success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heavy_packages_are_found_by_name_not_by_prefix() {
+        let tree = "toolgate-permissions v0.1.0 (/work/main/crates/permissions)\n\
+                    rustix v1.1.2\n\
+                    reqwest v0.13.5\n\
+                    hyper-util v0.1.21\n\
+                    ring v0.17.14\n\
+                    reqwest v0.13.5 (*)\n";
+        assert_eq!(heavy_packages(tree), ["reqwest", "ring"]);
+        assert_eq!(
+            heavy_packages("toolgate-hooks v0.1.0 (/x)\nrustls-pki-types v1.16.0\nringbuf v0.4.0\n"),
+            [] as [&str; 0]
+        );
+    }
 }
