@@ -48,7 +48,9 @@ impl HttpClient {
         #[cfg(feature = "http")]
         {
             let client = self.client.get_or_init(|| {
-                reqwest::Client::builder().build().map_err(|e| format!("could not set up the http client: {e}"))
+                toolgate_core::http::client_builder()
+                    .build()
+                    .map_err(|e| format!("could not set up the http client: {e}"))
             });
             match client {
                 Ok(client) => post(client, hook, body, timeout, cap, cancel).await,

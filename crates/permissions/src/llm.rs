@@ -54,7 +54,7 @@ impl MessagesClient {
     /// # Errors
     /// The HTTP client cannot be built (no TLS backend).
     pub fn new(config: LlmClassifierConfig) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
+        let client = toolgate_core::http::client_builder()
             .timeout(config.timeout)
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;

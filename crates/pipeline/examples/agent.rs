@@ -151,7 +151,10 @@ pub fn agent_from_env() -> Result<Agent, String> {
     let env_or = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
     let session = Session::builder().builtin_tools(toolgate_builtin::all_builtin_tools()).discover(&cwd).build();
     Ok(Agent {
-        http: reqwest::Client::builder().timeout(Duration::from_secs(600)).build().map_err(|e| e.to_string())?,
+        http: toolgate_core::http::client_builder()
+            .timeout(Duration::from_secs(600))
+            .build()
+            .map_err(|e| e.to_string())?,
         base_url: env_or("ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
         api_key,
         model: env_or("ANTHROPIC_MODEL", "claude-sonnet-4-5"),

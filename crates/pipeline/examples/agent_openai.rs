@@ -123,7 +123,10 @@ async fn main() -> std::process::ExitCode {
     let prompt = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
     let env_or = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
     let agent = std::env::current_dir().map_err(|e| e.to_string()).and_then(|cwd| {
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(600)).build().map_err(|e| e.to_string())?;
+        let http = toolgate_core::http::client_builder()
+            .timeout(Duration::from_secs(600))
+            .build()
+            .map_err(|e| e.to_string())?;
         let session = Session::builder().builtin_tools(toolgate_builtin::all_builtin_tools()).discover(&cwd).build();
         Ok(Agent {
             http,

@@ -84,7 +84,7 @@ async fn the_agent_runs_two_tool_turns_and_recovers_from_a_denial() {
         Session::builder().builtin_tools(toolgate_builtin::all_builtin_tools()).cwd(&root).settings(loaded).build();
     assert!(session.diagnostics().is_empty(), "{:?}", session.diagnostics());
     let agent = agent::Agent {
-        http: reqwest::Client::new(),
+        http: toolgate_core::http::client_builder().build().unwrap(),
         base_url: url,
         api_key: "sk-test".to_owned(),
         model: "test-model".to_owned(),

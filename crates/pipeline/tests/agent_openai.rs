@@ -49,7 +49,7 @@ async fn the_openai_agent_runs_a_tool_turn_and_recovers_from_a_denial() {
     let (url, seen) = scripted::scripted_api("/v1", vec![first, last]).await;
     let session = Session::builder().builtin_tools(toolgate_builtin::all_builtin_tools()).cwd(&root).build();
     let agent = agent_openai::Agent {
-        http: reqwest::Client::new(),
+        http: toolgate_core::http::client_builder().build().unwrap(),
         base_url: url,
         api_key: None,
         model: "local".to_owned(),

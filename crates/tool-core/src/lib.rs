@@ -13,7 +13,9 @@
 //!   the [`ToolSearchTool`];
 //! - [`ResultStore`], persisting results too large for the context;
 //! - [`FileStateCache`], what has been read, for read-before-write checks;
-//! - the permission decision *types* ([`PermissionDecision`], [`DecisionReason`] …).
+//! - the permission decision *types* ([`PermissionDecision`], [`DecisionReason`] …);
+//! - with the `http` feature, `http::client_builder`, where every HTTP client toolgate
+//!   builds starts (it installs the TLS crypto provider once).
 //!
 //! ```
 //! use schemars::JsonSchema;
@@ -55,6 +57,8 @@ mod error;
 mod file_state;
 mod file_uri;
 mod hidden;
+#[cfg(feature = "http")]
+pub mod http;
 mod output;
 mod permission;
 mod pool;

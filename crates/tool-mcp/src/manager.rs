@@ -917,6 +917,8 @@ impl Server {
                     custom.insert(name, value);
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                // rmcp builds its own reqwest client, which needs the TLS provider installed.
+                toolgate_core::http::install_crypto_provider();
                 let transport = ProgressTap {
                     inner: StreamableHttpClientTransport::from_config(config),
                     routes: handler.routes.clone(),

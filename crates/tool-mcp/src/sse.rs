@@ -190,7 +190,7 @@ impl SseTransport {
     ) -> Result<Self, String> {
         let base = Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
         let headers = header_map(headers)?;
-        let client = Client::builder()
+        let client = toolgate_core::http::client_builder()
             .connect_timeout(post_timeout)
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;

@@ -115,7 +115,7 @@ fn same_site(from: &Url, to: &Url) -> bool {
 /// The HTTP client WebFetch uses: no automatic redirects, no proxy (a proxy would resolve
 /// names where the address check cannot see them), the guarded resolver.
 pub(crate) fn client(policy: AddressPolicy, user_agent: &str) -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
+    toolgate_core::http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .dns_resolver(GuardedResolver { policy })

@@ -172,7 +172,7 @@ impl LazyClient {
     pub fn get(&self, provider: &str) -> Result<&reqwest::Client, SearchError> {
         self.0
             .get_or_init(|| {
-                reqwest::Client::builder()
+                toolgate_core::http::client_builder()
                     .timeout(Duration::from_secs(30))
                     .user_agent(concat!("toolgate-websearch/", env!("CARGO_PKG_VERSION")))
                     .build()

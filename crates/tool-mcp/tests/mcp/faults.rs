@@ -107,7 +107,7 @@ async fn an_oversized_request_body_is_refused() {
     let session = Session::builder().cwd(std::env::temp_dir()).build();
     let addr = "127.0.0.1:0".parse().unwrap();
     let server = toolgate_mcp::serve_http(session, addr, None, toolgate_mcp::ServeOptions::new()).await.unwrap();
-    let client = reqwest::Client::new();
+    let client = toolgate_core::http::client_builder().build().unwrap();
     let huge = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"padding":"{}"}}}}"#,
         "x".repeat(toolgate_mcp::MAX_REQUEST_BODY_BYTES + 1)

@@ -22,7 +22,7 @@ pub struct RawSession {
 impl RawSession {
     /// Initializes a session (and sends `notifications/initialized`).
     pub async fn open(url: &str) -> Self {
-        let http = reqwest::Client::new();
+        let http = toolgate_core::http::client_builder().build().unwrap();
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}
         }});

@@ -138,6 +138,7 @@ async fn toolgate_serves_read_and_edit_to_its_own_client_with_rules_hooks_and_pr
 
     // A client that supports elicitation is asked, approves, and the edit lands.
     let approver = Approver::default();
+    toolgate_core::http::install_crypto_provider();
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(TOKEN),
     );
@@ -528,6 +529,7 @@ async fn each_session_gets_its_own_log_records_at_its_own_level() {
         let url = server.url();
         async move {
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            toolgate_core::http::install_crypto_provider();
             let transport =
                 StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(url));
             let client = LogWatcher(tx).serve(transport).await.unwrap();
