@@ -263,3 +263,21 @@ fn a_descriptor_before_the_command_name_is_not_the_name() {
     let analysis = toolgate_shell::analyze("0&>t rm x");
     assert_eq!(analysis.commands[0].argv, ["0", "rm", "x"]);
 }
+
+/// A shell that a command's text runs reads its script from that command's standard input:
+/// `sh -c sh <<<'rm -rf x'` runs `rm -rf x` (found by the oracle). The analysis listed only
+/// the two shells, so the line was allowed in bypassPermissions past `deny Bash(rm:*)`.
+#[test]
+fn a_shell_of_a_command_string_reads_the_commands_input() {
+    let s = settings(json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    for command in [
+        "sh -c sh <<< 'rm -rf x'",
+        "bash -c 'sh -c sh' <<< 'rm -rf x'",
+        "eval sh <<< 'rm -rf x'",
+        "sh -c sh <<E\nrm -rf x\nE",
+        "bash -c 'eval sh' <<< 'rm -rf x'",
+    ] {
+        denied_by_a_rule_in_every_mode(&engine, command);
+    }
+}

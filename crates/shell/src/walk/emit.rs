@@ -139,6 +139,18 @@ impl<'s> Walker<'s, '_, '_> {
         self.out.analyze_nested(src, wrappers);
     }
 
+    /// [`Walker::nested`] for the text a command `name` runs in this shell's process or a
+    /// child with its standard input (`sh -c TEXT`, `eval TEXT`): a shell of the text that
+    /// reads its script from standard input reads this command's, so `sh -c sh <<<'rm x'`
+    /// runs `rm x`.
+    pub(crate) fn nested_with_stdin(&mut self, src: Text<'s>, name: &str, wrappers: &[Text<'s>]) {
+        let shells = self.out.stdin_shells;
+        self.nested(src, wrappers);
+        if self.out.stdin_shells > shells {
+            self.script_from_stdin(name, wrappers);
+        }
+    }
+
     /// Lists a payload (`find -exec`, `fd -x`) as a command of its own.
     pub(crate) fn payload(&mut self, words: &[Word<'s>], wrappers: Vec<Text<'s>>) {
         if words.is_empty() {
@@ -744,7 +756,7 @@ impl<'s> Walker<'s, '_, '_> {
         let args = words.get(first..).unwrap_or_default();
         if args.iter().all(Word::is_static) {
             let joined: Vec<&str> = args.iter().map(|word| &*word.value).collect();
-            self.nested(Cow::Owned(joined.join(" ")), &wrappers);
+            self.nested_with_stdin(Cow::Owned(joined.join(" ")), "eval", &wrappers);
         } else {
             self.out.hazard(Hazard::DynamicEval { command: "eval".to_owned() });
         }
@@ -804,7 +816,7 @@ impl<'s> Walker<'s, '_, '_> {
             return;
         }
         match words.get(j) {
-            Some(string) if string.is_static() => self.nested(string.value.clone(), &wrappers),
+            Some(string) if string.is_static() => self.nested_with_stdin(string.value.clone(), name, &wrappers),
             Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
             None => {}
         }
