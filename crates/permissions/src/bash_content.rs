@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
-use toolgate_shell::programs::{self, Writes};
+use toolgate_shell::programs::{self, DirChange, Role, Writes};
 use toolgate_shell::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command};
 
 use crate::bash_git::{GitAnchor, GitReads, GitWrites, git_content_paths, git_written_paths, repository_tops};
@@ -146,8 +146,10 @@ pub(crate) fn bash_content<'b>(
     // 3. Each command. A `mv` or `cp` changes where later paths of the same line lead (a
     // relative symlink moved elsewhere points elsewhere): acceptEdits takes nothing naming a
     // path after one.
-    let first_move =
-        analysis.commands.iter().position(|c| matches!(c.argv.first().map(|p| basename(p)), Some("mv" | "cp")));
+    let moves = |c: &SimpleCommand<'_>| {
+        c.argv.first().is_some_and(|p| matches!(programs::get(basename(p)).role, Role::Moves | Role::Copies))
+    };
+    let first_move = analysis.commands.iter().position(moves);
     if first_move.is_some() && !(analysis.writes.is_empty() && analysis.reads.is_empty()) {
         check.accept_ok = false;
     }
@@ -155,14 +157,15 @@ pub(crate) fn bash_content<'b>(
     for (index, ((cmd, &command_read_only), allow)) in analysis.commands.iter().zip(&read_only).zip(allows).enumerate()
     {
         let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+        let entry = programs::get(program);
         let operands = operands(cmd);
         if first_move.is_some_and(|at| index > at) && !operands.is_empty() {
             check.accept_ok = false;
         }
-        if matches!(program, "rm" | "rmdir") {
+        if entry.role == Role::Removes {
             check.critical_rm(cmd, program, &operands, &ctx.cwd);
             check.launched_rm(last_find.map(|at| &analysis.commands[at]), cmd, &ctx.cwd);
-        } else if program == "find" {
+        } else if entry.role == Role::Find {
             // A find's payloads are listed after it, before the next find.
             last_find = Some(index);
             if cmd.argv.iter().any(|a| a == "-delete") {
@@ -181,21 +184,21 @@ pub(crate) fn bash_content<'b>(
             for (at, arg) in operands.iter().enumerate() {
                 let access = match at >= first_written {
                     true => Access::Change { written: true },
-                    false if program == "cp" => Access::Copied,
+                    false if entry.role == Role::Copies => Access::Copied,
                     false => Access::Change { written: false },
                 };
                 check.operand(cmd, arg, &["Read", "Edit"], access);
             }
-            if matches!(program, "cp" | "mv" | "sed") {
-                check.option_writes(cmd, program);
+            if matches!(entry.role, Role::Copies | Role::Moves | Role::Sed) {
+                check.option_writes(cmd, entry.role);
             }
             for path in output_paths(cmd, program) {
                 check.operand(cmd, path, &["Read", "Edit"], Access::Change { written: true });
             }
-            if program == "git" {
+            if entry.role == Role::Git {
                 check.git_writes(cmd, &git_written_paths(cmd));
             }
-        } else if matches!(program, "cd" | "pushd") {
+        } else if matches!(entry.role, Role::ChangesDir(DirChange::Cd | DirChange::Push)) {
             for arg in &operands {
                 check.operand(cmd, arg, &[], Access::Enter);
             }
@@ -216,7 +219,7 @@ pub(crate) fn bash_content<'b>(
         for value in &option_values(cmd) {
             check.operand(cmd, value, families, Access::Change { written: false });
         }
-        if program == "git" {
+        if entry.role == Role::Git {
             check.git_reads(cmd, &git_content_paths(cmd), families);
         }
         // A recursive read (`grep -r`, `rg`, `diff` of folders) reads every file below its
@@ -229,8 +232,8 @@ pub(crate) fn bash_content<'b>(
         // acceptEdits mode reads the verdict: other modes skip the paths).
         if check.accept_ok {
             let edits_ok = ctx.permission_mode == PermissionMode::AcceptEdits
-                && programs::get(program).accept_edits
-                && check.accept_edits(cmd, program, &operands);
+                && entry.accept_edits
+                && check.accept_edits(cmd, entry.role, &operands);
             check.accept_ok = edits_ok;
         }
         // Allow rules: every command not read-only must be matched, and approvable.
@@ -516,8 +519,8 @@ impl Check<'_, '_, '_> {
     /// `.claude` among them, the call is a protected write.
     /// A `sed` whose script writes or runs what it names (`w FILE`, `e CMD`) is one too.
     #[inline(never)]
-    fn option_writes(&mut self, cmd: &SimpleCommand<'_>, program: &str) {
-        if program == "sed" && !sed_edits_only_operands(cmd) {
+    fn option_writes(&mut self, cmd: &SimpleCommand<'_>, role: Role) {
+        if role == Role::Sed && !sed_edits_only_operands(cmd) {
             let why = || {
                 format!(
                     "the script of `{}` names files it writes or commands it runs (`w`, `e`), which may be protected",
@@ -778,11 +781,11 @@ impl Check<'_, '_, '_> {
     /// expansion or wrapper, no glob that may name a hidden entry, and every path it writes
     /// (operands, and paths in its options) inside the working directories and unprotected.
     #[inline(never)]
-    fn accept_edits(&mut self, cmd: &SimpleCommand<'_>, program: &str, operands: &[&str]) -> bool {
+    fn accept_edits(&mut self, cmd: &SimpleCommand<'_>, role: Role, operands: &[&str]) -> bool {
         if cmd.has_expansion || !cmd.wrappers.is_empty() {
             return false;
         }
-        if program == "sed" && !sed_edits_only_operands(cmd) {
+        if role == Role::Sed && !sed_edits_only_operands(cmd) {
             return false;
         }
         if cmd.has_glob && operands.iter().any(|a| glob_may_name_hidden(a)) {

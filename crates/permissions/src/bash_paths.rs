@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::borrow::Cow;
 
 use smallvec::{SmallVec, smallvec};
-use toolgate_shell::programs::{self, Operands, Options, Walk};
+use toolgate_shell::programs::{self, DirChange, Operands, Options, Role, Walk};
 use toolgate_shell::{BashAnalysis, FlagList, SimpleCommand, Strs, Text, flags_and_operands, is_read_only_command};
 
 /// More directories than this after `cd`s and the command's relative paths count as unknown.
@@ -38,13 +38,11 @@ impl<'a> Bases<'a> {
         let mut bases = Bases { dirs: smallvec![Cow::Borrowed(cwd)], unknown: false };
         for cmd in &analysis.commands {
             let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
-            if !matches!(program, "cd" | "pushd" | "popd") {
-                continue;
-            }
+            let Role::ChangesDir(change) = programs::get(program).role else { continue };
             let operands = operands(cmd);
-            let target = match (program, operands.as_slice()) {
-                ("popd", _) => None,
-                ("cd", []) => home.map(|h| h.to_string_lossy().into_owned()),
+            let target = match (change, operands.as_slice()) {
+                (DirChange::Pop, _) => None,
+                (DirChange::Cd, []) => home.map(|h| h.to_string_lossy().into_owned()),
                 (_, [target]) if *target != "-" && !target.starts_with('+') => Some((*target).to_owned()),
                 _ => None,
             };
@@ -595,7 +593,8 @@ pub(crate) fn output_paths<'c>(cmd: &'c SimpleCommand<'_>, program: &str) -> Str
 pub(crate) fn option_paths(cmd: &SimpleCommand<'_>) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut suffixes: Vec<&str> = Vec::new();
-    let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
+    let entry = programs::get(cmd.argv.first().map(|p| basename(p)).unwrap_or_default());
+    let copies = matches!(entry.role, Role::Copies | Role::Moves);
     let mut args = cmd.argv.iter().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--" {
@@ -603,11 +602,12 @@ pub(crate) fn option_paths(cmd: &SimpleCommand<'_>) -> Option<Vec<String>> {
         }
         if let Some(long) = arg.strip_prefix("--") {
             let (name, value) = long.split_once('=').unwrap_or((long, ""));
-            match (program, name) {
+            match (entry.role, name) {
                 (_, "target-directory") if !value.is_empty() => out.push(value.to_owned()),
-                ("mv" | "cp", "no-target-directory") => return None,
-                ("mv" | "cp", "suffix") | ("sed", "in-place") if !value.is_empty() => suffixes.push(value),
-                ("mv" | "cp", "suffix") => suffixes.push(args.next()?),
+                (_, "no-target-directory") if copies => return None,
+                (_, "suffix") if copies && !value.is_empty() => suffixes.push(value),
+                (Role::Sed, "in-place") if !value.is_empty() => suffixes.push(value),
+                (_, "suffix") if copies => suffixes.push(args.next()?),
                 _ if value.contains('/') => return None,
                 _ => {}
             }
@@ -616,13 +616,13 @@ pub(crate) fn option_paths(cmd: &SimpleCommand<'_>) -> Option<Vec<String>> {
             // the next word).
             for (at, letter) in short.char_indices() {
                 let rest = &short[at + letter.len_utf8()..];
-                match (program, letter) {
-                    ("mv" | "cp", 'T') => return None,
-                    ("mv" | "cp", 't') if !rest.is_empty() => out.push(rest.to_owned()),
-                    ("mv" | "cp", 'S') if !rest.is_empty() => suffixes.push(rest),
-                    ("mv" | "cp", 'S') => suffixes.push(args.next()?),
-                    ("sed", 'i') if !rest.is_empty() => suffixes.push(rest),
-                    ("mv" | "cp", 't') | ("sed", 'i' | 'e' | 'f' | 'l') | ("mkdir", 'm') => {}
+                match (entry.role, letter) {
+                    (_, 'T') if copies => return None,
+                    (_, 't') if copies && !rest.is_empty() => out.push(rest.to_owned()),
+                    (_, 'S') if copies && !rest.is_empty() => suffixes.push(rest),
+                    (_, 'S') if copies => suffixes.push(args.next()?),
+                    (Role::Sed, 'i') if !rest.is_empty() => suffixes.push(rest),
+                    _ if entry.value_letters.contains(&letter) => {}
                     _ => continue,
                 }
                 break;
@@ -632,11 +632,11 @@ pub(crate) fn option_paths(cmd: &SimpleCommand<'_>) -> Option<Vec<String>> {
     if suffixes.iter().any(|s| s.contains('/')) {
         return None;
     }
-    let operands = match program {
-        "sed" => read_operands(cmd, "sed").unwrap_or_default(),
+    let operands = match entry.role {
+        Role::Sed => read_operands(cmd, entry.name).unwrap_or_default(),
         _ => operands(cmd),
     };
-    if matches!(program, "mv" | "cp") {
+    if copies {
         let sources = operands.len().saturating_sub(1);
         let contents = |op: &&str| matches!(op.trim_end_matches('/').rsplit('/').next(), Some("." | ".."));
         if operands[..sources].iter().any(contents) {
@@ -645,7 +645,7 @@ pub(crate) fn option_paths(cmd: &SimpleCommand<'_>) -> Option<Vec<String>> {
     }
     for suffix in suffixes {
         for operand in &operands {
-            out.push(backup_name(operand, suffix, program == "sed"));
+            out.push(backup_name(operand, suffix, entry.role == Role::Sed));
         }
     }
     Some(out)

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use smallvec::SmallVec;
+use toolgate_shell::programs::{self, Role};
 use toolgate_shell::{SimpleCommand, Strs, Text, git_global_options, safe_assignment, safe_env_name};
 
 use crate::bash_paths::basename;
@@ -198,7 +199,7 @@ fn joins_to(argv: &[Text<'_>], text: &str) -> bool {
 fn bare_form<'a, 's>(argv: &'a [Text<'s>]) -> Option<(&'a str, &'a [Text<'s>])> {
     let first = argv.first()?;
     let program = basename(first);
-    let skip = if program == "git" { git_global_options(&argv[1..]) } else { 0 };
+    let skip = if programs::get(program).role == Role::Git { git_global_options(&argv[1..]) } else { 0 };
     (program != &**first || skip > 0).then(|| (program, &argv[1 + skip..]))
 }
 

@@ -8,6 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+use toolgate_shell::programs::{self, DirChange, Role};
+
 /// A program and the files that choose what it runs (a test checks each). Sorted by program.
 const PROGRAM_FILES: &[(&str, &[&str])] = &[
     ("cargo", RUST),
@@ -69,7 +71,7 @@ const GIT_RUNNING_KEYS: &[&str] = &[
 /// assert!(toolgate_permissions::program_redirect("cargo", &sub, Some(tmp.path())).is_none());
 /// ```
 pub fn program_redirect(program: &str, cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    if program == "git" {
+    if programs::get(program).role == Role::Git {
         return git_config_that_runs(cwd);
     }
     let (_, files) = PROGRAM_FILES.iter().find(|(name, _)| *name == program)?;
@@ -82,7 +84,7 @@ pub fn program_redirect(program: &str, cwd: &Path, home: Option<&Path>) -> Optio
 
 /// Whether a repository file can choose what `program` runs (git, or a program of the table).
 pub(crate) fn redirectable(program: &str) -> bool {
-    program == "git" || PROGRAM_FILES.iter().any(|(name, _)| *name == program)
+    programs::get(program).role == Role::Git || PROGRAM_FILES.iter().any(|(name, _)| *name == program)
 }
 
 /// The folders a line's commands may run in: `cwd` and every folder its `cd` and `pushd`
@@ -95,12 +97,10 @@ pub(crate) fn folders_reached(analysis: &toolgate_shell::BashAnalysis<'_>, cwd: 
     dirs.extend(std::fs::canonicalize(cwd).ok().filter(|real| real != cwd));
     for cmd in &analysis.commands {
         let Some(name) = cmd.argv.first().map(|name| toolgate_shell::basename(name)) else { continue };
-        if !matches!(name, "cd" | "pushd" | "popd") {
-            continue;
-        }
+        let Role::ChangesDir(change) = programs::get(name).role else { continue };
         let operands: Vec<&str> = cmd.argv[1..].iter().map(|w| &**w).filter(|w| !w.starts_with('-')).collect();
         let [target] = operands[..] else { return None };
-        if name == "popd" || target.contains(['$', '`', '*', '?', '[', '~']) {
+        if change == DirChange::Pop || target.contains(['$', '`', '*', '?', '[', '~']) {
             return None;
         }
         // From every folder reached so far (a `cd` in a subshell or one that failed leaves

@@ -9,9 +9,11 @@
 //! a program with no entry takes the defaults of [`Program::DEFAULT`].
 //!
 //! ```
-//! use toolgate_shell::programs::{self, Operands, Writes};
+//! use toolgate_shell::programs::{self, Operands, Role, Writes};
 //!
 //! assert_eq!(programs::get("grep").operands, Operands::PatternFirst { spelled: true, unspelled: true });
+//! assert_eq!(programs::get("grep").exit_one, Some("no matches were found"));
+//! assert_eq!(programs::get("rm").role, Role::Removes);
 //! assert_eq!(programs::get("cp").writes, Writes::Destination { target_option: true });
 //! assert_eq!(programs::get("some-tool").operands, Operands::Files);
 //! ```
@@ -58,6 +60,20 @@ pub struct Program {
     /// Whether `acceptEdits` may approve it when every path it touches is inside the working
     /// directories and unprotected.
     pub accept_edits: bool,
+    /// The check of the engine's own that reads it, where data cannot say what it does.
+    pub role: Role,
+    /// The short options that take a value, which end a cluster (`-m MODE` of `mkdir`), for
+    /// the reading of the options that name paths it writes.
+    pub value_letters: &'static [char],
+    /// What its exit status 1 means when it is no failure (`grep`: no match).
+    pub exit_one: Option<&'static str>,
+    /// The same for its subcommands (`git diff`: the inputs differ).
+    pub subcommand_exit_one: &'static [(&'static str, &'static str)],
+    /// Whether its run is flagged destructive, a hint for people and classifiers.
+    pub destructive: Destructive,
+    /// Whether it runs other commands once per item (`xargs`, `find -exec`): its status, not
+    /// theirs, is the line's.
+    pub runs_payloads: bool,
     /// Lines that show the entry (checked by the permission engine's test of the table).
     pub examples: &'static [Example],
 }
@@ -76,8 +92,32 @@ impl Program {
         options_first: false,
         walk: Walk::None,
         accept_edits: false,
+        role: Role::None,
+        value_letters: &[],
+        exit_one: None,
+        subcommand_exit_one: &[],
+        destructive: Destructive::Never,
+        runs_payloads: false,
         examples: &[],
     };
+
+    /// What exit status 1 of this program means, with `subcommand` its first word after its
+    /// global options, when it is no failure.
+    pub fn exit_one_of(&self, subcommand: Option<&str>) -> Option<&'static str> {
+        let of_subcommand = subcommand.and_then(|sub| self.subcommand_exit_one.iter().find(|(s, _)| *s == sub));
+        of_subcommand.map(|(_, meaning)| *meaning).or(self.exit_one)
+    }
+
+    /// Whether a run with `subcommand` and `args` (what follows it) is destructive.
+    pub fn is_destructive(&self, subcommand: Option<&str>, args: &[&str]) -> bool {
+        match self.destructive {
+            Destructive::Never => false,
+            Destructive::Always => true,
+            Destructive::Subcommands(list) => list.iter().any(|(sub, options)| {
+                subcommand == Some(*sub) && (options.is_empty() || args.iter().any(|a| options.contains(a)))
+            }),
+        }
+    }
 
     /// The short options that send its output to a file ([`Program::output_letters`], or `-o`).
     pub fn output_letters(&self) -> &'static [char] {
@@ -126,6 +166,56 @@ pub enum Writes {
         target_option: bool,
     },
 }
+
+/// The checks of the engine's own that read a program, where data cannot say what it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Role {
+    /// None.
+    None,
+    /// It changes the shell's working directory.
+    ChangesDir(DirChange),
+    /// It removes its operands (`rm`, `rmdir`): the critical-path check reads it.
+    Removes,
+    /// It copies its sources to its destination (`cp`): a source is read, never written.
+    Copies,
+    /// It moves its operands (`mv`).
+    Moves,
+    /// `find`: its expression may remove (`-delete`) or run payloads.
+    Find,
+    /// `git`: global options, subcommands, and what it prints of a repository.
+    Git,
+    /// `sed`: its script may write (`w FILE`) or run (`e CMD`), `-i` edits in place.
+    Sed,
+}
+
+/// How a program changes the shell's working directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DirChange {
+    /// `cd`: to its operand, or the home folder with none.
+    Cd,
+    /// `pushd`: to its operand.
+    Push,
+    /// `popd`: to a folder known only at run time.
+    Pop,
+}
+
+/// Whether a program's run is destructive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Destructive {
+    /// Never.
+    Never,
+    /// Always (`rm`, `shred`).
+    Always,
+    /// With these subcommands, when one of their options is given (or always, where the list
+    /// is empty): `git reset --hard`, `git clean`.
+    Subcommands(&'static [(&'static str, &'static [&'static str])]),
+}
+
+/// Programs whose name starts so are destructive whatever follows (`mkfs.ext4`).
+pub const DESTRUCTIVE_PREFIXES: &[&str] = &["mkfs"];
 
 /// How a program reads the folders among its operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,9 +273,14 @@ pub enum Holds {
 /// The entry for the program `name` (a path's basename): a user's ([`install`]), else the
 /// table's, else [`Program::DEFAULT`].
 pub fn get(name: &str) -> &'static Program {
-    if let Some(entry) = user::user_entry(name) {
-        return &entry.program;
+    match user::user_entry(name) {
+        Some(entry) => &entry.program,
+        None => built_in(name),
     }
+}
+
+/// The table's entry for `name`, or [`Program::DEFAULT`].
+fn built_in(name: &str) -> &'static Program {
     static RUNS: OnceLock<FirstByteRuns> = OnceLock::new();
     let runs = RUNS.get_or_init(|| FirstByteRuns::of(PROGRAMS.iter().map(|p| p.name)));
     runs.find(PROGRAMS, name, |p| p.name).unwrap_or(&Program::DEFAULT)

@@ -5,11 +5,31 @@
 //! table spells (`awk -f .env x`): once as a word that is not an option, once as the file the
 //! option names. Reading a path twice costs nothing; missing it would be a read past a rule.
 
-use super::Holds::{Reads, Walks, Writes as Wrote};
-use super::{Example, Operands, Options, Program, Walk, Writes};
+use super::Holds::{Reads, Walks, WalksNone, Writes as Wrote};
+use super::{Destructive, DirChange, Example, Operands, Options, Program, Role, Walk, Writes};
 
 /// Options that name a script or pattern file (`-f FILE`, `--file FILE`).
 const FILE: Options = Options { letters: &['f'], longs: &["file"] };
+
+/// What status 1 of a search means.
+const NO_MATCH: &str = "no matches were found";
+
+/// What status 1 of a comparison means.
+const DIFFER: &str = "the inputs differ";
+
+/// What status 1 of a test means.
+const FALSE: &str = "the condition is false";
+
+/// The git subcommands whose run is destructive, with the options that make it so (always,
+/// where there are none).
+const GIT_DESTRUCTIVE: &[(&str, &[&str])] = &[
+    ("branch", &["-D"]),
+    ("checkout", &["--", "."]),
+    ("clean", &[]),
+    ("push", &["-f", "--force", "--force-with-lease"]),
+    ("reset", &["--hard"]),
+    ("restore", &["--", "."]),
+];
 
 /// The table.
 pub const PROGRAMS: &[Program] = &[
@@ -21,14 +41,28 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "[",
+        exit_one: Some(FALSE),
         operands: Operands::NotFiles,
         examples: &[Example { line: "[ -f a.txt ]", holds: Reads(&[]) }],
         ..Program::DEFAULT
     },
     Program {
         name: "[[",
+        exit_one: Some(FALSE),
         operands: Operands::NotFiles,
         examples: &[Example { line: "[[ -f a.txt ]]", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "ack",
+        exit_one: Some(NO_MATCH),
+        examples: &[Example { line: "ack TODO a.rs", holds: Reads(&["TODO", "a.rs"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "ag",
+        exit_one: Some(NO_MATCH),
+        examples: &[Example { line: "ag TODO a.rs", holds: Reads(&["TODO", "a.rs"]) }],
         ..Program::DEFAULT
     },
     Program {
@@ -50,6 +84,12 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "cd",
+        role: Role::ChangesDir(DirChange::Cd),
+        examples: &[Example { line: "cd src", holds: WalksNone }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "chgrp",
         writes: Writes::All,
         examples: &[Example { line: "chgrp g a.txt", holds: Wrote(&["g", "a.txt"]) }],
@@ -68,6 +108,18 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "cmp",
+        exit_one: Some(DIFFER),
+        examples: &[Example { line: "cmp a b", holds: Reads(&["a", "b"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "colordiff",
+        exit_one: Some(DIFFER),
+        examples: &[Example { line: "colordiff a b", holds: Reads(&["a", "b"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "command",
         operands: Operands::NotFiles,
         examples: &[Example { line: "command -v rg", holds: Reads(&[]) }],
@@ -75,6 +127,8 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "cp",
+        role: Role::Copies,
+        value_letters: &['t'],
         writes: Writes::Destination { target_option: true },
         accept_edits: true,
         examples: &[
@@ -103,12 +157,14 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "dd",
+        destructive: Destructive::Always,
         output_operand: Some("of="),
         examples: &[Example { line: "dd if=a.img of=b.img", holds: Wrote(&["b.img"]) }],
         ..Program::DEFAULT
     },
     Program {
         name: "diff",
+        exit_one: Some(DIFFER),
         walk: Walk::Always,
         examples: &[Example { line: "diff a b", holds: Walks(&["a", "b"]) }],
         ..Program::DEFAULT
@@ -133,6 +189,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "egrep",
+        exit_one: Some(NO_MATCH),
         operands: Operands::PatternFirst { spelled: true, unspelled: true },
         reads_from: FILE,
         walk: Walk::GrepOptions,
@@ -158,6 +215,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "fd",
+        runs_payloads: true,
         operands: Operands::PatternFirst { spelled: false, unspelled: true },
         examples: &[Example { line: "fd main src", holds: Reads(&["src"]) }],
         ..Program::DEFAULT
@@ -170,6 +228,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "fgrep",
+        exit_one: Some(NO_MATCH),
         operands: Operands::PatternFirst { spelled: true, unspelled: true },
         reads_from: FILE,
         walk: Walk::GrepOptions,
@@ -183,6 +242,9 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "find",
+        role: Role::Find,
+        exit_one: Some("some paths could not be searched"),
+        runs_payloads: true,
         operands: Operands::StartPoints,
         examples: &[
             Example { line: "find -P -- src docs -name x", holds: Reads(&["src", "docs"]) },
@@ -204,6 +266,9 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "git",
+        role: Role::Git,
+        subcommand_exit_one: &[("diff", DIFFER), ("grep", NO_MATCH)],
+        destructive: Destructive::Subcommands(GIT_DESTRUCTIVE),
         operands: Operands::Git,
         examples: &[
             Example { line: "git diff a.rs b.rs", holds: Reads(&["a.rs", "b.rs"]) },
@@ -212,7 +277,14 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "git-grep",
+        exit_one: Some(NO_MATCH),
+        examples: &[Example { line: "git-grep TODO", holds: Reads(&["TODO"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "grep",
+        exit_one: Some(NO_MATCH),
         operands: Operands::PatternFirst { spelled: true, unspelled: true },
         reads_from: FILE,
         walk: Walk::GrepOptions,
@@ -290,6 +362,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "mkdir",
+        value_letters: &['m'],
         writes: Writes::All,
         accept_edits: true,
         examples: &[Example { line: "mkdir -p out", holds: Wrote(&["out"]) }],
@@ -297,6 +370,8 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "mv",
+        role: Role::Moves,
+        value_letters: &['t'],
         writes: Writes::All,
         accept_edits: true,
         examples: &[Example { line: "mv a.txt b.txt", holds: Wrote(&["a.txt", "b.txt"]) }],
@@ -321,6 +396,12 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "popd",
+        role: Role::ChangesDir(DirChange::Pop),
+        examples: &[Example { line: "popd", holds: WalksNone }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "printenv",
         operands: Operands::NotFiles,
         examples: &[Example { line: "printenv HOME", holds: Reads(&[]) }],
@@ -339,6 +420,12 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "pushd",
+        role: Role::ChangesDir(DirChange::Push),
+        examples: &[Example { line: "pushd src", holds: WalksNone }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "pwd",
         operands: Operands::NotFiles,
         examples: &[Example { line: "pwd -P", holds: Reads(&[]) }],
@@ -346,6 +433,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "rg",
+        exit_one: Some(NO_MATCH),
         operands: Operands::PatternFirst { spelled: true, unspelled: true },
         walk: Walk::Ripgrep,
         examples: &[
@@ -356,6 +444,8 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "rm",
+        role: Role::Removes,
+        destructive: Destructive::Always,
         writes: Writes::All,
         accept_edits: true,
         examples: &[Example { line: "rm -f a.txt", holds: Wrote(&["a.txt"]) }],
@@ -363,6 +453,8 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "rmdir",
+        role: Role::Removes,
+        destructive: Destructive::Always,
         writes: Writes::All,
         accept_edits: true,
         examples: &[Example { line: "rmdir sub", holds: Wrote(&["sub"]) }],
@@ -376,6 +468,8 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "sed",
+        role: Role::Sed,
+        value_letters: &['i', 'e', 'f', 'l'],
         operands: Operands::PatternFirst { spelled: true, unspelled: false },
         writes: Writes::All,
         reads_from: FILE,
@@ -395,6 +489,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "shred",
+        destructive: Destructive::Always,
         writes: Writes::All,
         examples: &[Example { line: "shred a.txt", holds: Wrote(&["a.txt"]) }],
         ..Program::DEFAULT
@@ -431,6 +526,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "test",
+        exit_one: Some(FALSE),
         operands: Operands::NotFiles,
         examples: &[Example { line: "test -f a.txt", holds: Reads(&[]) }],
         ..Program::DEFAULT
@@ -456,6 +552,7 @@ pub const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "truncate",
+        destructive: Destructive::Always,
         writes: Writes::All,
         examples: &[Example { line: "truncate -s0 a.txt", holds: Wrote(&["a.txt"]) }],
         ..Program::DEFAULT
@@ -513,10 +610,23 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "wipefs",
+        destructive: Destructive::Always,
+        examples: &[Example { line: "wipefs -a disk.img", holds: Reads(&["disk.img"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "xargs",
+        runs_payloads: true,
         operands: Operands::NotFiles,
         reads_from: Options { letters: &['a'], longs: &["arg-file"] },
         examples: &[Example { line: "xargs -a .env echo", holds: Reads(&[".env"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "zgrep",
+        exit_one: Some(NO_MATCH),
+        examples: &[Example { line: "zgrep TODO a.gz", holds: Reads(&["TODO", "a.gz"]) }],
         ..Program::DEFAULT
     },
 ];

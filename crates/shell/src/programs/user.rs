@@ -11,7 +11,9 @@
 //! }]}
 //! ```
 //!
-//! An entry replaces the built-in entry of the same name whole. Its fields:
+//! An entry replaces the built-in entry of the same name, but for what the engine's own code
+//! reads of it (`rm`'s critical-path check, git's subcommands, what exit status 1 means,
+//! whether it is destructive): a file gives facts, not code. Its fields:
 //! - `read_only`: `true` (any option, any operand), `false` or absent (never read-only), or
 //!   the lists of the read-only table: `allow` (the only options accepted), `deny` (options
 //!   never accepted), `values` (options that take a value), `max_operands`, `abbreviated`
@@ -47,7 +49,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
 
-use super::{Operands, Options, Program, Walk, Writes};
+use super::{Operands, Options, Program, Writes};
 use crate::readonly::{Flags, Rule, Spec, Spelling};
 
 /// One user file, parsed.
@@ -430,6 +432,7 @@ fn leak_all(list: &[String]) -> &'static [&'static str] {
 
 fn installed(origin: &'static str, entry: &UserEntry) -> Installed {
     let name = leak(&entry.name);
+    let built_in = super::built_in(name);
     let spec = entry.read_only.as_ref().map(|rule| {
         let flags = Flags {
             allow: rule.allow.as_deref().map(leak_all),
@@ -468,18 +471,24 @@ fn installed(origin: &'static str, entry: &UserEntry) -> Installed {
         reads_from: options(&entry.reads_from),
         output_letters: output.letters,
         output_longs: output.longs,
-        output_operand: None,
-        options_first: false,
-        walk: Walk::None,
         accept_edits: entry.accept_edits,
-        examples: &[],
+        // What the engine's own checks read of a built-in program (`rm`'s critical-path
+        // check, git's subcommands) stays: a file gives facts, not code.
+        role: built_in.role,
+        value_letters: built_in.value_letters,
+        exit_one: built_in.exit_one,
+        subcommand_exit_one: built_in.subcommand_exit_one,
+        destructive: built_in.destructive,
+        runs_payloads: built_in.runs_payloads,
+        ..Program::DEFAULT
     };
     Installed { origin, spec, program }
 }
 
 /// Makes `tables` (highest precedence first: managed, then the user's) the process's user
 /// entries, in place of any installed before. An entry of an earlier table wins over one of
-/// the same name in a later one; each replaces the built-in entry of its name whole.
+/// the same name in a later one; each replaces the built-in entry of its name, but for its
+/// [`Role`](super::Role) and the other facts the engine's code reads.
 pub fn install(tables: &[UserTable]) {
     let mut all: Vec<Installed> = Vec::new();
     for table in tables {

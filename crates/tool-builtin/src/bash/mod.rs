@@ -29,6 +29,7 @@ mod prompt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolgate_core::{DynTool, InterruptBehavior, ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_shell::programs;
 use toolgate_shell::{analyze_shared, is_read_only};
 
 use crate::shells::config::ShellConfig;
@@ -86,23 +87,17 @@ pub(crate) fn check_command(command: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Commands whose run is flagged destructive (a hint for people and classifiers).
+/// Commands whose run is flagged destructive (a hint for people and classifiers), from the
+/// program table.
 fn is_destructive(command: &str) -> bool {
     analyze_shared(command).commands.iter().any(|cmd| {
-        let args: Vec<&str> = cmd.argv.iter().map(|a| &**a).collect();
-        match args.as_slice() {
-            [name, ..] if matches!(*name, "rm" | "rmdir" | "shred" | "dd" | "truncate" | "wipefs") => true,
-            [name, ..] if name.starts_with("mkfs") => true,
-            ["git", rest @ ..] => match rest {
-                ["reset", flags @ ..] => flags.contains(&"--hard"),
-                ["clean", ..] => true,
-                ["push", flags @ ..] => flags.iter().any(|f| matches!(*f, "-f" | "--force" | "--force-with-lease")),
-                ["checkout", flags @ ..] | ["restore", flags @ ..] => flags.contains(&"--") || flags.contains(&"."),
-                ["branch", flags @ ..] => flags.contains(&"-D"),
-                _ => false,
-            },
-            _ => false,
-        }
+        let Some((name, args)) = cmd.argv.split_first() else { return false };
+        let name = toolgate_shell::basename(name);
+        let entry = programs::get(name);
+        let skip = if entry.role == programs::Role::Git { toolgate_shell::git_global_options(args) } else { 0 };
+        let rest: Vec<&str> = args.iter().skip(skip + 1).map(|a| &**a).collect();
+        programs::DESTRUCTIVE_PREFIXES.iter().any(|prefix| name.starts_with(prefix))
+            || entry.is_destructive(args.get(skip).map(|sub| &**sub), &rest)
     })
 }
 

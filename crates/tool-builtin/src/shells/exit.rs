@@ -7,6 +7,7 @@
 //! from `toolgate_shell::analyze_shared` (the analysis the call's other steps
 //! made), never from splitting the string.
 
+use toolgate_shell::programs::{self, Role};
 use toolgate_shell::{SimpleCommand, Text, analyze_shared, git_global_options};
 
 /// What exit status 1 of `command` means, when it is not a failure.
@@ -27,7 +28,7 @@ fn deciding_command<'a, 's>(commands: &'a [SimpleCommand<'s>]) -> Option<&'a Sim
     let mut last: Option<&SimpleCommand<'s>> = None;
     for cmd in commands {
         // A payload of xargs or find -exec: the launcher's status decides, not its own.
-        if cmd.wrappers.iter().any(|w| matches!(&**w, "xargs" | "find" | "fd")) {
+        if cmd.wrappers.iter().any(|w| programs::get(w).runs_payloads) {
             continue;
         }
         let nested = last.is_some_and(|outer| outer.has_expansion && outer.text.contains(&*cmd.text));
@@ -38,26 +39,12 @@ fn deciding_command<'a, 's>(commands: &'a [SimpleCommand<'s>]) -> Option<&'a Sim
     last
 }
 
-/// The meaning of status 1 for a command line `argv`.
+/// The meaning of status 1 for a command line `argv`, from the program table.
 fn meaning(argv: &[Text<'_>]) -> Option<&'static str> {
     let name = argv.first()?.rsplit('/').next()?;
-    match name {
-        "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "git-grep" => Some("no matches were found"),
-        "diff" | "cmp" | "colordiff" => Some("the inputs differ"),
-        "test" | "[" | "[[" => Some("the condition is false"),
-        "find" => Some("some paths could not be searched"),
-        "git" => match git_subcommand(&argv[1..])? {
-            "grep" => Some("no matches were found"),
-            "diff" => Some("the inputs differ"),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The subcommand of a `git` command line, past its global options.
-fn git_subcommand<'a>(args: &'a [Text<'_>]) -> Option<&'a str> {
-    args.get(git_global_options(args)).map(|arg| &**arg)
+    let (entry, args) = (programs::get(name), &argv[1..]);
+    let skip = if entry.role == Role::Git { git_global_options(args) } else { 0 };
+    entry.exit_one_of(args.get(skip).map(|sub| &**sub))
 }
 
 #[cfg(test)]

@@ -198,6 +198,13 @@ fn read_only_commands_are_concurrency_safe_and_others_are_not() {
     assert!(bash.is_destructive(&json!({"command": "rm -rf target"})));
     assert!(bash.is_destructive(&json!({"command": "git reset --hard HEAD~1"})));
     assert!(!bash.is_destructive(&json!({"command": "ls"})));
+    // From the program table: a path's basename, git past its global options, a name prefix.
+    for command in ["/bin/rm x", "git -C . push --force", "git clean -fd", "git checkout -- .", "mkfs.ext4 d.img"] {
+        assert!(bash.is_destructive(&json!({"command": command})), "{command}");
+    }
+    for command in ["git push origin main", "git status", "git checkout main", "grep -r rm ."] {
+        assert!(!bash.is_destructive(&json!({"command": command})), "{command}");
+    }
     assert_eq!(bash.permission_target(&json!({"command": "npm test"})).as_deref(), Some("npm test"));
     assert_eq!(bash.interrupt_behavior(), toolgate_core::InterruptBehavior::Cancel);
     assert_eq!(bash.render_use(&json!({"command": "ls\n-la"})), "Bash(ls⏎-la)");
