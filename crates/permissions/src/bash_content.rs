@@ -372,7 +372,8 @@ impl Check<'_, '_, '_> {
                     format!("`{}` writes `{arg}`, a path known only at run time, which may be protected", cmd.text)
                 });
             }
-            if !matches!(basename(cmd.argv.first().map_or("", |p| &**p)), "cd" | "pushd") {
+            let program = programs::get(basename(cmd.argv.first().map_or("", |p| &**p)));
+            if !matches!(program.role, Role::ChangesDir(DirChange::Cd | DirChange::Push)) {
                 self.unknown_path(families, || {
                     format!("`{}` names `{arg}`, which leads to a place only known at run time", cmd.text)
                 });
