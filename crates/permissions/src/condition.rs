@@ -4,8 +4,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use toolgate_core::{
-    BoxFuture, PermissionBehavior, PermissionMode, RuleSource, Tool, ToolContext, ToolError, ToolOutput,
-    canonical_tool_name,
+    Access, BoxFuture, PermissionBehavior, PermissionMode, RuleSource, Target, Tool, ToolContext, ToolError,
+    ToolOutput, canonical_tool_name,
 };
 
 use crate::rules::{CompiledRule, Family, Spec, home_dir};
@@ -155,6 +155,17 @@ impl Tool for StandIn {
             }),
             _ => None,
         }
+    }
+
+    /// The path [`StandIn::permission_target`] names, read for a `Read`-family tool and written
+    /// for an `Edit`-family one.
+    fn targets(&self, input: &Value) -> Vec<Target> {
+        let access = match Family::of(&self.name) {
+            Family::Read => Access::Read { walked: false },
+            Family::Edit => Access::Write,
+            _ => return Vec::new(),
+        };
+        self.permission_target(input).map(|path| Target::new(path, access)).into_iter().collect()
     }
 
     fn call<'a>(&'a self, _input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use smallvec::SmallVec;
-use toolgate_core::{DecisionReason, PermissionBehavior, Tool, ToolContext};
+use toolgate_core::{Access, DecisionReason, PermissionBehavior, Tool, ToolContext};
 use toolgate_shell::BashAnalysis;
 
 use crate::protected_path_reason;
 use crate::real_path::{Forms, Resolver, is_below};
-use crate::rule_index::{PathHits, ToolRules};
+use crate::rule_index::{PathHits, RuleBook, ToolRules};
 use crate::rules::{CompiledRule, Family, Spec};
 use crate::settings::RuleEntry;
 
@@ -78,12 +78,13 @@ pub(crate) fn content_rules<'r, 't>(
     tool_rules.relevant.iter().map(|&i| &rules[i]).filter(move |r| r.behavior() == behavior && !r.is_bare())
 }
 
-/// The content layer of a `Read` or `Edit` family call: its path against the path rules,
-/// the working directories and the protected paths.
+/// The content layer of a `Read` or `Edit` family call: each of its targets against the path
+/// rules of its access (a reading target against the `Read` rules, a changing one against the
+/// `Edit` rules and the protected paths), the working directories and the protected paths.
 #[inline(never)]
 #[expect(clippy::too_many_arguments, reason = "the pieces of one call's content layer")]
 pub(crate) fn path_content<'b>(
-    rules: &'b [CompiledRule],
+    book: &'b RuleBook,
     tool_rules: &ToolRules,
     family: Family,
     name: &str,
@@ -93,50 +94,112 @@ pub(crate) fn path_content<'b>(
     paths: &mut Paths<'_>,
     content: &mut Content<'b>,
 ) {
-    let is_edit = family == Family::Edit;
+    let rules = book.rules.as_slice();
     // Every path the call names (each file of a patch): a deny or ask rule on any holds, an
-    // allow needs all, and each is checked against the protected paths and the roots.
-    let written = tool.permission_targets(input);
-    let targets: Vec<PathBuf> =
-        if written.is_empty() { vec![ctx.cwd.clone()] } else { written.iter().map(|t| ctx.resolve_path(t)).collect() };
+    // allow needs all, and each is checked against the roots (and, when it changes files, the
+    // protected paths). A call that names none works on its working directory.
+    let declared = tool.targets(input);
+    let targets: Vec<(PathBuf, Access)> = if declared.is_empty() {
+        let access = if family == Family::Edit { Access::Write } else { Access::Read { walked: true } };
+        vec![(ctx.cwd.clone(), access)]
+    } else {
+        declared.iter().map(|t| (ctx.resolve_path(&t.path), t.access)).collect()
+    };
+    // The rules of the other family, for a target whose access is not the tool's (a read of a
+    // file an editing tool also writes), fetched once.
+    let mut other: Option<Arc<ToolRules>> = None;
     let mut allowed = Some(None);
     let mut inside = true;
-    for target in &targets {
+    let mut changes = false;
+    for (target, access) in &targets {
+        let held_to = access_family(*access);
+        let own: &ToolRules = if held_to == family {
+            tool_rules
+        } else {
+            other.get_or_insert_with(|| book.for_tool(held_to.rule_tool(name)))
+        };
         let forms = paths.forms(target);
         let matches_any = |r: &CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
         let matches = |r: &CompiledRule, f: &PathBuf| matches!(&r.spec, Spec::Path(p) if p.matches(f));
         if content.deny.is_none()
-            && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Deny).find(|r| matches_any(r))
+            && let Some(r) = content_rules(rules, own, PermissionBehavior::Deny).find(|r| matches_any(r))
         {
             content.deny = Some((&r.entry, format!("{name} of {}", target.display())));
         }
         if content.ask.is_none()
-            && let Some(r) = content_rules(rules, tool_rules, PermissionBehavior::Ask).find(|r| matches_any(r))
+            && let Some(r) = content_rules(rules, own, PermissionBehavior::Ask).find(|r| matches_any(r))
         {
             content.ask = Some((&r.entry, format!("{name} of {}", target.display())));
         }
         inside &= paths.inside(&forms);
         // Every form allowed, by a rule each (a link and where it leads): the rule of the first
         // path as written is the one shown.
-        let allow_of =
-            |f: &PathBuf| content_rules(rules, tool_rules, PermissionBehavior::Allow).find(|r| matches(r, f));
+        let allow_of = |f: &PathBuf| content_rules(rules, own, PermissionBehavior::Allow).find(|r| matches(r, f));
         let mut allows = forms.iter().map(allow_of);
         allowed = match (allowed, allows.next().flatten()) {
             (Some(shown), Some(first)) if allows.all(|r| r.is_some()) => Some(shown.or(Some(&first.entry))),
             _ => None,
         };
-        if is_edit && content.protected.is_none() {
-            content.protected = forms.iter().find_map(|f| protected_path_reason(f));
+        if access.changes() {
+            changes = true;
+            if content.protected.is_none() {
+                content.protected = forms.iter().find_map(|f| protected_path_reason(f));
+            }
         }
     }
     content.allow_rule = allowed.flatten();
-    if is_edit {
+    if changes {
         content.accept_edits_ok = inside;
     } else {
         content.read_only = true;
         if inside {
             content.auto_allow =
                 Some(DecisionReason::Tool { detail: "reads inside the working directories need no approval".into() });
+        }
+    }
+}
+
+/// The rule family a target of `access` is held to: `Edit` for a change, `Read` otherwise.
+fn access_family(access: Access) -> Family {
+    if access.changes() { Family::Edit } else { Family::Read }
+}
+
+/// The content layer of the paths a tool outside the path families declares (an MCP tool's
+/// `file://` arguments): each against the deny and ask rules of its access's family and, when
+/// it changes files, the protected paths. Such targets only restrict the call: an allow rule,
+/// a read inside the working directories or `acceptEdits` approves nothing through them.
+#[inline(never)]
+pub(crate) fn declared_content<'b>(
+    book: &'b RuleBook,
+    name: &str,
+    tool: &dyn Tool,
+    input: &Value,
+    ctx: &ToolContext,
+    paths: &mut Paths<'_>,
+    content: &mut Content<'b>,
+) {
+    let declared = tool.targets(input);
+    if declared.is_empty() {
+        return;
+    }
+    let rules = book.rules.as_slice();
+    for target in &declared {
+        let held_to = access_family(target.access);
+        let family_rules = book.for_tool(held_to.rule_tool(name));
+        let path = ctx.resolve_path(&target.path);
+        let forms = paths.forms(&path);
+        let matches_any = |r: &&CompiledRule| matches!(&r.spec, Spec::Path(p) if forms.iter().any(|f| p.matches(f)));
+        for (behavior, slot) in
+            [(PermissionBehavior::Deny, &mut content.deny), (PermissionBehavior::Ask, &mut content.ask)]
+        {
+            if slot.is_none()
+                && let Some(r) = content_rules(rules, &family_rules, behavior).find(matches_any)
+            {
+                *slot = Some((&r.entry, format!("{name} ({} of {})", target.access.verb(), path.display())));
+            }
+        }
+        if target.access.changes() && content.protected.is_none() {
+            content.protected = forms.iter().find_map(|f| protected_path_reason(f));
         }
     }
 }

@@ -30,7 +30,7 @@ use toolgate_core::{
 use toolgate_shell::{analyze, recent_analysis};
 
 use crate::bash_content::bash_content;
-use crate::content::{Analysis, Content, Paths, concat, path_content, target_content};
+use crate::content::{Analysis, Content, Paths, concat, declared_content, path_content, target_content};
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
 use crate::real_path::Resolver;
 use crate::rule_index::{RuleBook, ToolRules};
@@ -794,12 +794,16 @@ impl PermissionEngine {
                 content.analysis = Some(analysis);
             }
             family @ (Family::Read | Family::Edit) => {
-                path_content(rules, tool_rules, family, name, tool, input, ctx, &mut paths, &mut content);
+                path_content(book, tool_rules, family, name, tool, input, ctx, &mut paths, &mut content);
             }
             Family::Web | Family::Named | Family::Other => {
                 target_content(rules, tool_rules, name, tool, input, &mut content);
+                declared_content(book, name, tool, input, ctx, &mut paths, &mut content);
             }
-            Family::Mcp => content.read_only = tool.is_read_only(input),
+            Family::Mcp => {
+                content.read_only = tool.is_read_only(input);
+                declared_content(book, name, tool, input, ctx, &mut paths, &mut content);
+            }
         }
         content
     }

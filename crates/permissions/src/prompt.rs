@@ -205,13 +205,15 @@ pub(crate) fn suggest_rules_with(
         // A rule for the folder of every path the call names (each file of a patch): the
         // call needs them all.
         Family::Read | Family::Edit => {
-            let targets = tool.permission_targets(input);
+            let targets = tool.targets(input);
             if targets.is_empty() {
                 return vec![name.to_owned()];
             }
+            // A change needs an `Edit` rule, a read or listing a `Read` rule.
             let mut rules = Vec::new();
             for target in &targets {
-                folder_rules(Family::of(name).rule_tool(name), ctx, target, &mut rules);
+                let rule_tool = if target.access.changes() { "Edit" } else { "Read" };
+                folder_rules(rule_tool, ctx, &target.path, &mut rules);
             }
             rules
         }

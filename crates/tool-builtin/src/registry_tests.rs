@@ -48,10 +48,86 @@ fn defaults_fail_closed() {
     let input = serde_json::json!({"anything": true});
     assert!(!silent.is_read_only(&input));
     assert!(!silent.is_concurrency_safe(&input));
+    assert!(silent.targets(&input).is_empty(), "a tool names no path unless it says so");
     assert!(matches!(
         silent.check_permissions(&input, &toolgate_core::ToolContext::new("/")),
         toolgate_core::PermissionCheck::Passthrough
     ));
+}
+
+/// Every tool that works on paths names each path it touches, with what it does there: a
+/// patch every file (a move as the delete of its source and the create of its destination), a
+/// search the folder it walks. Checked through the list the pipeline uses, so the typed bridge
+/// is part of what is tested.
+#[test]
+fn registry_path_tools_name_every_target_with_its_access() {
+    use serde_json::json;
+    use toolgate_core::{Access, Target};
+    let t = |path: &str, access: Access| Target::new(path, access);
+    let read = Access::Read { walked: false };
+    let searched = Access::Read { walked: true };
+    let walked = Access::List { walked: true };
+    let patch = |body: &str| json!({"patch": format!("*** Begin Patch\n{body}\n*** End Patch")});
+    let cases: Vec<(&str, serde_json::Value, Vec<Target>)> = vec![
+        ("Read", json!({"file_path": "src/lib.rs"}), vec![t("src/lib.rs", read)]),
+        ("Write", json!({"file_path": "/repo/new.txt", "content": "x"}), vec![t("/repo/new.txt", Access::Write)]),
+        ("Edit", json!({"file_path": "a.rs", "old_string": "a", "new_string": "b"}), vec![t("a.rs", Access::Write)]),
+        (
+            "MultiEdit",
+            json!({"file_path": "a.rs", "edits": [{"old_string": "a", "new_string": "b"}]}),
+            vec![t("a.rs", Access::Write)],
+        ),
+        (
+            "NotebookEdit",
+            json!({"notebook_path": "n.ipynb", "new_source": "x", "cell_id": "c1"}),
+            vec![t("n.ipynb", Access::Write)],
+        ),
+        (
+            "ApplyPatch",
+            patch("*** Add File: notes.txt\n+notes\n*** Update File: .env\n@@\n-a\n+b"),
+            vec![t("notes.txt", Access::Create), t(".env", Access::Write)],
+        ),
+        (
+            "ApplyPatch",
+            patch("*** Update File: a.txt\n@@\n-a\n+b\n*** Delete File: .env"),
+            vec![t("a.txt", Access::Write), t(".env", Access::Delete)],
+        ),
+        (
+            "ApplyPatch",
+            patch("*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-a\n+b"),
+            vec![t("src/a.py", Access::Delete), t("src/b.py", Access::Create)],
+        ),
+        (
+            "ApplyPatch",
+            json!({"patch": "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to new.txt\n"}),
+            vec![t("old.txt", Access::Delete), t("new.txt", Access::Create)],
+        ),
+        ("ApplyPatch", json!({"patch": "not a patch"}), vec![]),
+        ("Glob", json!({"pattern": "src/**/*.rs", "path": "/repo"}), vec![t("/repo/src", walked)]),
+        ("Glob", json!({"pattern": "*.rs"}), vec![]),
+        ("Grep", json!({"pattern": "x", "path": "sub"}), vec![t("sub", searched)]),
+        ("Grep", json!({"pattern": "x", "path": "sub/one.txt"}), vec![t("sub/one.txt", searched)]),
+        ("Grep", json!({"pattern": "x"}), vec![]),
+        ("LS", json!({"path": "/repo"}), vec![t("/repo", walked)]),
+        #[cfg(feature = "lsp")]
+        (
+            "LSP",
+            json!({"operation": "hover", "filePath": "/repo/src/lib.rs", "line": 1, "character": 1}),
+            vec![t("/repo/src/lib.rs", read)],
+        ),
+    ];
+    let tools = all_builtin_tools();
+    for (name, input, expected) in cases {
+        let tool = tools.iter().find(|t| t.name() == name).unwrap_or_else(|| panic!("{name} is listed"));
+        assert_eq!(tool.targets(&input), expected, "{name} {input}");
+    }
+    // Bash's paths come from the analysis of its command, not from `targets`; the other tools
+    // touch no path a rule names.
+    let path_tools = ["Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "ApplyPatch", "Glob", "Grep", "LS", "LSP"];
+    for tool in tools.iter().filter(|t| !path_tools.contains(&t.name())) {
+        let probe = toolgate_core::probe_input(tool.input_schema());
+        assert!(tool.targets(&probe).is_empty(), "{} names a target: {:?}", tool.name(), tool.targets(&probe));
+    }
 }
 
 #[test]

@@ -67,6 +67,7 @@ mod render;
 mod results;
 mod sandbox;
 mod search_index;
+mod target;
 mod tool;
 mod tool_search;
 mod typed;
@@ -87,6 +88,7 @@ pub use pool::{DefinitionFormat, ToolPool, ToolPoolBuilder, canonical_tool_name,
 pub use render::{Rendered, Span, Style};
 pub use results::{BudgetEntry, DEFAULT_MESSAGE_BUDGET, PREVIEW_BYTES, ResultStore, empty_result_text};
 pub use sandbox::SandboxPolicy;
+pub use target::{Access, Target};
 pub use tool::{BoxFuture, DynTool, InterruptBehavior, ResultLimit, Tool, defaults};
 pub use tool_search::{SearchResult, ToolSearchTool, search_tools};
 pub use typed::{TypedTool, typed};

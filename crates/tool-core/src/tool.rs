@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::{PermissionCheck, Rendered, Style, ToolContext, ToolError, ToolOutput};
+use crate::{PermissionCheck, Rendered, Style, Target, ToolContext, ToolError, ToolOutput};
 
 /// A boxed, sendable future: the return type of the dyn-safe async methods.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -200,11 +200,42 @@ pub trait Tool: Send + Sync {
         None
     }
 
-    /// Every path a call reads or changes, for a tool that names more than one (every file of
-    /// a patch, moves included): each is held to the rules on its own. By default the one
-    /// [`Tool::permission_target`].
-    fn permission_targets(&self, input: &Value) -> Vec<String> {
-        self.permission_target(input).into_iter().collect()
+    /// Every path the call reads, lists, writes, creates or deletes ([`Target`]: the path as
+    /// the input names it and its [`crate::Access`]): every file of a patch, a move as the
+    /// delete of its source and the create of its destination. The engine holds each to the
+    /// rules on its own: a deny or ask on any of them decides, an allow needs all of them, and
+    /// each changed one is checked against the protected paths.
+    ///
+    /// By default none. A `Read`- or `Edit`-family tool that names none is checked as working
+    /// on its working directory; Bash's paths come from the analysis of its command, not from
+    /// here.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use serde_json::{json, Value};
+    /// use toolgate_core::{Access, BoxFuture, Target, Tool, ToolContext, ToolError, ToolOutput};
+    ///
+    /// /// Copies `from` to `to`.
+    /// struct Copy(Value);
+    /// impl Tool for Copy {
+    ///     fn name(&self) -> &str { "Copy" }
+    ///     fn description(&self) -> Cow<'_, str> { "Copies a file.".into() }
+    ///     fn input_schema(&self) -> &Value { &self.0 }
+    ///     fn render_use(&self, input: &Value) -> String { format!("Copy({input})") }
+    ///     fn targets(&self, input: &Value) -> Vec<Target> {
+    ///         let path = |key: &str| input[key].as_str().unwrap_or_default().to_owned();
+    ///         vec![Target::new(path("from"), Access::Read { walked: false }), Target::new(path("to"), Access::Write)]
+    ///     }
+    ///     fn call<'a>(&'a self, _input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+    ///         Box::pin(async { Ok(ToolOutput::text("copied")) })
+    ///     }
+    /// }
+    /// let copy = Copy(json!({"type": "object"}));
+    /// let targets = copy.targets(&json!({"from": "a.txt", "to": "b.txt"}));
+    /// assert_eq!(targets[1], Target::new("b.txt", Access::Write));
+    /// ```
+    fn targets(&self, _input: &Value) -> Vec<Target> {
+        Vec::new()
     }
 
     /// Runs the call with a validated, normalized input.

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::tool::defaults;
 use crate::{
-    BoxFuture, DynTool, InterruptBehavior, IntoToolOutput, PermissionCheck, ResultLimit, Tool, ToolContext, ToolError,
-    ToolOutput,
+    BoxFuture, DynTool, InterruptBehavior, IntoToolOutput, PermissionCheck, ResultLimit, Target, Tool, ToolContext,
+    ToolError, ToolOutput,
 };
 
 /// A tool with a typed input. Adapt it to [`Tool`] with [`typed`].
@@ -139,9 +139,9 @@ pub trait TypedTool: Send + Sync + 'static {
         None
     }
 
-    /// See [`Tool::permission_targets`].
-    fn permission_targets(&self, input: &Self::Input) -> Vec<String> {
-        self.permission_target(input).into_iter().collect()
+    /// See [`Tool::targets`]; by default none.
+    fn targets(&self, _input: &Self::Input) -> Vec<Target> {
+        Vec::new()
     }
 
     /// Runs the call.
@@ -288,8 +288,8 @@ impl<T: TypedTool> Tool for Typed<T> {
         self.with_parsed(input, None, |i| self.tool.permission_target(i))
     }
 
-    fn permission_targets(&self, input: &Value) -> Vec<String> {
-        self.with_parsed(input, Vec::new(), |i| self.tool.permission_targets(i))
+    fn targets(&self, input: &Value) -> Vec<Target> {
+        self.with_parsed(input, Vec::new(), |i| self.tool.targets(i))
     }
 
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
@@ -340,6 +340,9 @@ mod tests {
         fn is_read_only(&self, _: &PathInput) -> bool {
             true
         }
+        fn targets(&self, i: &PathInput) -> Vec<Target> {
+            vec![Target::new(i.path.clone(), crate::Access::Read { walked: false })]
+        }
         async fn call(&self, i: PathInput, _ctx: &ToolContext) -> Result<String, ToolError> {
             Ok(i.path)
         }
@@ -363,6 +366,16 @@ mod tests {
         assert_eq!(t.render_use(&json!({"path": "a"})), "Probe(a)");
         assert_eq!(t.render_use(&json!({"path": 3})), r#"Probe({"path":3})"#);
         assert!(matches!(t.check_permissions(&json!({}), &ToolContext::new("/")), PermissionCheck::Deny { .. }));
+    }
+
+    #[test]
+    fn the_bridge_hands_on_the_typed_targets() {
+        let t = typed(Probe);
+        let read = crate::Access::Read { walked: false };
+        assert_eq!(t.targets(&json!({"path": "a/b"})), [Target::new("a/b", read)]);
+        // An input the tool cannot read names no target (the engine then checks the working
+        // directory; the schema step refuses such an input before it gets there).
+        assert!(t.targets(&json!({"path": 3})).is_empty());
     }
 
     #[tokio::test]

@@ -59,6 +59,15 @@ impl Tool for T {
             _ => input["file_path"].as_str().map(str::to_owned),
         }
     }
+    /// The file path, read by a `Read`-family tool and written by an `Edit`-family one.
+    fn targets(&self, input: &Value) -> Vec<toolgate_core::Target> {
+        let access = match Family::of(self.name) {
+            Family::Read => toolgate_core::Access::Read { walked: false },
+            Family::Edit => toolgate_core::Access::Write,
+            _ => return Vec::new(),
+        };
+        input["file_path"].as_str().map(|p| toolgate_core::Target::new(p, access)).into_iter().collect()
+    }
     fn call<'a>(&'a self, _: Value, _: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async { Ok(ToolOutput::text("ran")) })
     }

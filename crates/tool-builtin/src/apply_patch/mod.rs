@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{DynTool, PermissionCheck, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{Access, DynTool, PermissionCheck, Target, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 use crate::file_io::atomic::{self, Step};
 use crate::file_io::fresh::{self, Need};
@@ -195,12 +195,27 @@ impl TypedTool for ApplyPatchTool {
         parse::parse(&input.patch).ok().and_then(|p| p.ops.first().map(|op| op.path().to_owned()))
     }
 
-    fn permission_targets(&self, input: &ApplyPatchInput) -> Vec<String> {
+    /// Every file of the patch, in patch order: an added file is created, an updated one
+    /// written, a deleted one deleted, and a move deletes its source and creates its
+    /// destination. A patch that does not parse names none (step 3 refuses it first).
+    fn targets(&self, input: &ApplyPatchInput) -> Vec<Target> {
         let Ok(patch) = parse::parse(&input.patch) else { return Vec::new() };
-        let mut targets: Vec<String> = Vec::new();
-        for line in &patch.path_lines {
-            if !targets.contains(&line.path) {
-                targets.push(line.path.clone());
+        let mut targets: Vec<Target> = Vec::new();
+        let mut add = |path: &str, access: Access| {
+            let target = Target::new(path, access);
+            if !targets.contains(&target) {
+                targets.push(target);
+            }
+        };
+        for op in &patch.ops {
+            match op {
+                FileOp::Add { path, .. } => add(path, Access::Create),
+                FileOp::Delete { path } => add(path, Access::Delete),
+                FileOp::Update { path, move_to: None, .. } => add(path, Access::Write),
+                FileOp::Update { path, move_to: Some(to), .. } => {
+                    add(path, Access::Delete);
+                    add(to, Access::Create);
+                }
             }
         }
         targets

@@ -12,7 +12,7 @@ mod prompt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{DynTool, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{Access, DynTool, Target, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 use crate::file_io::edits::{self, Caller};
 use crate::file_io::replace::Replacement;
@@ -95,6 +95,11 @@ impl TypedTool for EditTool {
 
     fn permission_target(&self, input: &EditInput) -> Option<String> {
         Some(input.file_path.clone())
+    }
+
+    /// The file, written.
+    fn targets(&self, input: &EditInput) -> Vec<Target> {
+        vec![Target::new(&input.file_path, Access::Write)]
     }
 
     async fn call(&self, input: EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -18,7 +18,9 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{HiddenPaths, ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool, normalize_path};
+use toolgate_core::{
+    Access, HiddenPaths, ResultLimit, Target, ToolContext, ToolError, ToolOutput, TypedTool, normalize_path,
+};
 
 use crate::walk::{self, SearchRoot};
 
@@ -130,6 +132,13 @@ impl TypedTool for GlobTool {
             false => normalize_path(&base.join(&split.prefix)),
         };
         (!target.as_os_str().is_empty()).then(|| target.display().to_string())
+    }
+
+    /// The folder walked (the path joined with the pattern's literal leading folders), listed
+    /// with everything below it: even `*.rs` matches file names at any depth. A call with
+    /// neither names none, and the engine checks the working directory.
+    fn targets(&self, input: &GlobInput) -> Vec<Target> {
+        self.permission_target(input).map(|p| Target::new(p, Access::List { walked: true })).into_iter().collect()
     }
 
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

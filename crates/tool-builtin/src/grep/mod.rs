@@ -17,7 +17,7 @@ use ignore::types::{Types, TypesBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool};
+use toolgate_core::{Access, ResultLimit, Target, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use self::search::{FileHit, Found, Line, Search};
 use crate::walk::{self, SearchRoot, plural};
@@ -154,6 +154,13 @@ impl TypedTool for GrepTool {
 
     fn permission_target(&self, input: &GrepInput) -> Option<String> {
         input.path.clone().filter(|p| !p.trim().is_empty())
+    }
+
+    /// The path searched, read with everything below it when it is a folder (a walked read of
+    /// a file is a read of the file). A call without a path names none, and the engine checks
+    /// the working directory.
+    fn targets(&self, input: &GrepInput) -> Vec<Target> {
+        self.permission_target(input).map(|p| Target::new(p, Access::Read { walked: true })).into_iter().collect()
     }
 
     async fn call(&self, input: GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

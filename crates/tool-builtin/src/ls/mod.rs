@@ -16,7 +16,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{HiddenPaths, ToolContext, ToolError, ToolOutput, TypedTool};
+use toolgate_core::{Access, HiddenPaths, Target, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use crate::walk::{self, SearchRoot};
 
@@ -80,6 +80,12 @@ impl TypedTool for LsTool {
 
     fn permission_target(&self, input: &LsInput) -> Option<String> {
         Some(input.path.clone()).filter(|p| !p.trim().is_empty())
+    }
+
+    /// The folder, listed with what lies below it (the tree is read breadth first up to a
+    /// cap, so it is walked, not only its own entries).
+    fn targets(&self, input: &LsInput) -> Vec<Target> {
+        self.permission_target(input).map(|p| Target::new(p, Access::List { walked: true })).into_iter().collect()
     }
 
     async fn call(&self, input: LsInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

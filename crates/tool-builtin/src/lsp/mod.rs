@@ -39,7 +39,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use toolgate_core::{
-    DynTool, PermissionCheck, ToolContext, ToolError, ToolErrorKind, ToolOutput, TypedTool, file_uri, typed, uri_path,
+    Access, DynTool, PermissionCheck, Target, ToolContext, ToolError, ToolErrorKind, ToolOutput, TypedTool, file_uri,
+    typed, uri_path,
 };
 
 pub use self::approvals::{APPROVALS_FILE, LspApprovals};
@@ -240,6 +241,11 @@ impl TypedTool for LspTool {
 
     fn permission_target(&self, input: &LspInput) -> Option<String> {
         Some(input.file_path.clone()).filter(|p| !p.trim().is_empty())
+    }
+
+    /// The file the operation is about, read (and sent to its language server).
+    fn targets(&self, input: &LspInput) -> Vec<Target> {
+        self.permission_target(input).map(|p| Target::new(p, Access::Read { walked: false })).into_iter().collect()
     }
 
     async fn call(&self, input: LspInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -8,7 +8,7 @@ mod prompt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{DynTool, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{Access, DynTool, Target, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 use crate::file_io::edits::{self, Caller};
 use crate::file_io::replace::Replacement;
@@ -102,6 +102,11 @@ impl TypedTool for MultiEditTool {
 
     fn permission_target(&self, input: &MultiEditInput) -> Option<String> {
         Some(input.file_path.clone())
+    }
+
+    /// The file, written (every edit is to the one file).
+    fn targets(&self, input: &MultiEditInput) -> Vec<Target> {
+        vec![Target::new(&input.file_path, Access::Write)]
     }
 
     async fn call(&self, input: MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

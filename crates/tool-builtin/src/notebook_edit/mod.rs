@@ -16,7 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use toolgate_core::{DynTool, FileState, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{Access, DynTool, FileState, Target, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 use crate::file_io::fresh::{self, Need};
 use crate::file_io::notebook::{cell_name, find_cell, to_source_lines};
@@ -150,6 +150,11 @@ impl TypedTool for NotebookEditTool {
 
     fn permission_target(&self, input: &NotebookEditInput) -> Option<String> {
         Some(input.notebook_path.clone())
+    }
+
+    /// The notebook, written (a cell inserted, replaced or deleted is a write of the file).
+    fn targets(&self, input: &NotebookEditInput) -> Vec<Target> {
+        vec![Target::new(&input.notebook_path, Access::Write)]
     }
 
     async fn call(&self, input: NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

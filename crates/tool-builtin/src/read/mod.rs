@@ -27,8 +27,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolgate_core::{
-    ContentBlock, DynTool, FileState, InterruptBehavior, ResultLimit, ToolContext, ToolError, ToolOutput, TypedTool,
-    typed,
+    Access, ContentBlock, DynTool, FileState, InterruptBehavior, ResultLimit, Target, ToolContext, ToolError,
+    ToolOutput, TypedTool, typed,
 };
 
 use crate::file_io::text::{plural, push_numbered};
@@ -195,6 +195,11 @@ impl TypedTool for ReadTool {
 
     fn permission_target(&self, input: &ReadInput) -> Option<String> {
         Some(input.file_path.clone())
+    }
+
+    /// The file, read.
+    fn targets(&self, input: &ReadInput) -> Vec<Target> {
+        vec![Target::new(&input.file_path, Access::Read { walked: false })]
     }
 
     async fn call(&self, input: ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

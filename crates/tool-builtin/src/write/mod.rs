@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolgate_core::{DynTool, ToolContext, ToolError, ToolOutput, TypedTool, typed};
+use toolgate_core::{Access, DynTool, Target, ToolContext, ToolError, ToolOutput, TypedTool, typed};
 
 use crate::file_io::fresh::{self, Need};
 use crate::file_io::text::{count_lines, diff_stat, plural, structured_patch};
@@ -92,6 +92,12 @@ impl TypedTool for WriteTool {
 
     fn permission_target(&self, input: &WriteInput) -> Option<String> {
         Some(input.file_path.clone())
+    }
+
+    /// The file, written: new or replaced (the tool cannot tell which without the file system, and
+    /// the rules treat both alike).
+    fn targets(&self, input: &WriteInput) -> Vec<Target> {
+        vec![Target::new(&input.file_path, Access::Write)]
     }
 
     async fn call(&self, input: WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
