@@ -138,6 +138,7 @@ use PermissionMode::{AcceptEdits, BypassPermissions as Bypass, Default as Dflt, 
 mod bash;
 mod paths;
 mod readings;
+mod targets;
 
 /// Asserts that a deny rule denies `command` in every mode.
 fn denied_by_a_rule_in_every_mode(engine: &PermissionEngine, command: &str) {
