@@ -6,7 +6,10 @@ use std::sync::{OnceLock, Weak};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolgate_core::{BoxFuture, InputSchema, InterruptBehavior, ResultLimit, Tool, ToolContext, ToolError, ToolOutput};
+use toolgate_core::{
+    Access, BoxFuture, InputSchema, InterruptBehavior, PermissionCheck, ResultLimit, Target, Tool, ToolContext,
+    ToolError, ToolOutput, uri_path,
+};
 
 use crate::convert::{flatten_root_combinators, tool_result, truncate_description};
 use crate::manager::Server;
@@ -36,6 +39,41 @@ pub(crate) struct McpTool {
     requires_user_interaction: bool,
     limit: ResultLimit,
     timeout: Duration,
+    /// The input fields that name local files ([`file_fields`]).
+    file_fields: Vec<FileField>,
+}
+
+/// A top-level input field whose schema says it holds a URI, and so a local file when its
+/// value is a `file://` URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileField {
+    name: String,
+    /// An array of such strings, not one.
+    array: bool,
+}
+
+/// The fields of an input schema that may name local files: the top-level properties that are
+/// strings with `"format": "uri"` (or `"uri-reference"`), or arrays of them. The MCP
+/// specification names local files with `file://` URIs (roots, resources), and a schema
+/// `format` is what a server author writes to say a string is one; a property merely called
+/// `path` is not taken for a local path (a GitHub server's `path` is in a remote repository,
+/// an HTTP server's is a URL's). Nested objects are not searched.
+fn file_fields(schema: &Value) -> Vec<FileField> {
+    let is_uri = |s: &Value| {
+        s.get("type").and_then(Value::as_str) == Some("string")
+            && matches!(s.get("format").and_then(Value::as_str), Some("uri" | "uri-reference"))
+    };
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
+    let mut fields: Vec<FileField> = properties
+        .iter()
+        .filter_map(|(name, s)| {
+            let array = s.get("type").and_then(Value::as_str) == Some("array");
+            let holds_uri = if array { s.get("items").is_some_and(is_uri) } else { is_uri(s) };
+            holds_uri.then(|| FileField { name: name.clone(), array })
+        })
+        .collect();
+    fields.sort_by(|a, b| a.name.cmp(&b.name));
+    fields
 }
 
 impl McpTool {
@@ -57,6 +95,7 @@ impl McpTool {
         let (schema, raw_schema) = if flat == raw { (raw, None) } else { (flat, Some(raw)) };
         // A schema the validator cannot compile would fail every call; accept any object.
         let schema = if InputSchema::compile(&schema).is_ok() { schema } else { json!({"type": "object"}) };
+        let file_fields = file_fields(&schema);
         let read_only = flag(annotations, "readOnlyHint").unwrap_or(false);
         let limit = match meta.get("anthropic/maxResultSizeChars").and_then(Value::as_u64) {
             Some(n) => ResultLimit::Raised(usize::try_from(n).unwrap_or(usize::MAX).min(MAX_RESULT_SIZE_CHARS_CAP)),
@@ -84,7 +123,25 @@ impl McpTool {
             requires_user_interaction: flag(meta, "anthropic/requiresUserInteraction").unwrap_or(false),
             limit,
             timeout,
+            file_fields,
         }
+    }
+
+    /// The `file://` URIs of `input`'s file fields, with the field each is in.
+    fn file_uris<'v>(&self, input: &'v Value) -> impl Iterator<Item = (&str, &'v str)> {
+        self.file_fields.iter().flat_map(move |field| {
+            let value = input.get(&field.name);
+            let values: Vec<&'v Value> = match value {
+                Some(Value::Array(items)) if field.array => items.iter().collect(),
+                Some(v) if !field.array => vec![v],
+                _ => Vec::new(),
+            };
+            values
+                .into_iter()
+                .filter_map(Value::as_str)
+                .filter(|v| v.starts_with("file://"))
+                .map(move |v| (field.name.as_str(), v))
+        })
     }
 }
 
@@ -131,6 +188,35 @@ impl Tool for McpTool {
 
     fn max_result_size_chars(&self) -> ResultLimit {
         self.limit
+    }
+
+    /// The local files the call names: each `file://` URI in a field the schema marks as a
+    /// URI ([`file_fields`]), read by a tool the server says is read-only and written by any
+    /// other (the schema cannot say which; a written target is also held to the `Read` deny
+    /// rules). A courtesy for honest servers: a server that names files another way, or lies
+    /// about its schema, is not held to the path rules by this, only by its tool rules.
+    fn targets(&self, input: &Value) -> Vec<Target> {
+        let access = if self.read_only { Access::Read { walked: false } } else { Access::Write };
+        self.file_uris(input)
+            .filter_map(|(_, uri)| uri_path(uri)?.into_os_string().into_string().ok())
+            .map(|path| Target::new(path, access))
+            .collect()
+    }
+
+    /// A `file://` URI whose path is not UTF-8 cannot be a [`Target`], so no rule or protected
+    /// path could be checked against it: such a call asks.
+    fn check_permissions(&self, input: &Value, _ctx: &ToolContext) -> PermissionCheck {
+        for (field, uri) in self.file_uris(input) {
+            if uri_path(uri).is_some_and(|p| p.to_str().is_none()) {
+                return PermissionCheck::Ask {
+                    detail: format!(
+                        "{}: `{field}` names a file whose path is not UTF-8, which no rule can be checked against",
+                        self.name
+                    ),
+                };
+            }
+        }
+        PermissionCheck::Passthrough
     }
 
     fn validate_input<'a>(&'a self, input: &'a Value, _ctx: &'a ToolContext) -> BoxFuture<'a, Result<(), ToolError>> {
@@ -233,6 +319,44 @@ mod tests {
         let t = tool(json!({"name": "x"}));
         let err = t.call(json!({}), &ToolContext::new("/")).await.unwrap_err();
         assert_eq!(err.kind(), toolgate_core::ToolErrorKind::Mcp);
+    }
+
+    /// Only a string the schema marks as a URI names a local file, and only when it is a
+    /// `file://` URI: a field merely called `path` does not (it may be a path in a remote
+    /// repository).
+    #[test]
+    fn file_uris_in_uri_fields_are_the_targets() {
+        let schema = json!({"type": "object", "properties": {
+            "source": {"type": "string", "format": "uri"},
+            "extra": {"type": "array", "items": {"type": "string", "format": "uri-reference"}},
+            "path": {"type": "string"},
+            "link": {"type": "string"},
+        }});
+        let writer = tool(json!({"name": "copy", "inputSchema": schema}));
+        let input = json!({
+            "source": "file:///repo/a%20b.txt",
+            "extra": ["file://localhost/repo/.git/config", "https://example.com/x", 3],
+            "path": "/repo/.env",
+            "link": "file:///repo/.env",
+        });
+        let write = |p: &str| Target::new(p, Access::Write);
+        assert_eq!(writer.targets(&input), [write("/repo/.git/config"), write("/repo/a b.txt")]);
+        assert!(writer.targets(&json!({"source": "https://example.com/f"})).is_empty());
+        assert!(writer.targets(&json!({"extra": "file:///x"})).is_empty(), "an array field holding a string");
+        let reader = tool(json!({"name": "read", "inputSchema": schema, "annotations": {"readOnlyHint": true}}));
+        let read = Target::new("/repo/a b.txt", Access::Read { walked: false });
+        assert_eq!(reader.targets(&json!({"source": "file:///repo/a%20b.txt"})), [read]);
+        let plain = tool(
+            json!({"name": "get_file", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}),
+        );
+        assert!(plain.targets(&json!({"path": "/repo/.env"})).is_empty());
+        // A path that is not UTF-8 cannot be checked, so the call asks.
+        let ctx = ToolContext::new("/repo");
+        assert!(matches!(
+            writer.check_permissions(&json!({"source": "file:///repo/%FF"}), &ctx),
+            PermissionCheck::Ask { .. }
+        ));
+        assert_eq!(writer.check_permissions(&input, &ctx), PermissionCheck::Passthrough);
     }
 
     #[test]

@@ -10,7 +10,10 @@
 //! ([`mcp_tool_name`]): description cut at 2,048 chars, root `anyOf`/`oneOf`/`allOf`
 //! flattened for the model while the server's schema still validates, annotations and
 //! Anthropic `_meta` hints honoured, results converted faithfully, calls cancellable and
-//! timed out, dead servers reconnected on the next call.
+//! timed out, dead servers reconnected on the next call. A tool's
+//! [`targets`](toolgate_core::Tool::targets) are the `file://` URIs in the top-level fields
+//! its schema marks `"format": "uri"` (or arrays of them), and nothing else: a field named
+//! `path` may be a path on another machine.
 //!
 //! **Server.** [`serve_stdio`], [`serve_io`] and [`serve_http`] expose a
 //! [`toolgate_pipeline::Session`]'s pool over MCP; every call goes through the session's
