@@ -4,6 +4,8 @@
 //!   real child processes;
 //! - `planning`: the planning tools (tasks, plan mode, questions, Sleep, TodoWrite) with the
 //!   services toolgate ships and a scripted person;
+//! - `targets`: the paths a call names, each checked: a deny on a patch's later file, a later
+//!   file through a symlink into `.git/` or out of the working directories;
 //! - `workspace`: the worktree, skill, Config and StructuredOutput tools in sessions;
 //! - `tidy`: repository-wide source checks (module docs, the one process helper, no
 //!   `todo!`), run as ordinary tests so that `cargo xtask ci` enforces them.
@@ -17,5 +19,6 @@ mod paths;
 mod pipeline;
 mod planning;
 mod props;
+mod targets;
 mod tidy;
 mod workspace;

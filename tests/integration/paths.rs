@@ -10,22 +10,22 @@ use serde_json::{Value, json};
 use toolgate_permissions::SettingsDiscovery;
 use toolgate_pipeline::{Session, ToolCall, ToolResultBlock};
 
-const SECRET: &str = "API_KEY=hunter2-do-not-leak";
+pub(crate) const SECRET: &str = "API_KEY=hunter2-do-not-leak";
 
-fn text(r: &ToolResultBlock) -> String {
+pub(crate) fn text(r: &ToolResultBlock) -> String {
     r.content.iter().filter_map(|b| b.as_text()).collect::<Vec<_>>().join("\n")
 }
 
 /// A workspace with `.env`, `sub/`, a symlink `env-link` to `.env`, and a symlink `keys`
 /// to a `.ssh` folder outside it; settings from `settings`.
-struct Workspace {
+pub(crate) struct Workspace {
     _dir: tempfile::TempDir,
-    root: PathBuf,
-    ssh: PathBuf,
+    pub(crate) root: PathBuf,
+    pub(crate) ssh: PathBuf,
 }
 
 impl Workspace {
-    fn new(settings: &Value) -> Self {
+    pub(crate) fn new(settings: &Value) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().canonicalize().unwrap();
         let root = base.join("work");
@@ -42,7 +42,7 @@ impl Workspace {
         Self { _dir: dir, root, ssh }
     }
 
-    fn session(&self) -> Session {
+    pub(crate) fn session(&self) -> Session {
         let loaded = SettingsDiscovery::new(&self.root).with_home(None).with_managed_dir(None).with_trust(true).load();
         let session = Session::builder()
             .cwd(&self.root)
@@ -53,7 +53,7 @@ impl Workspace {
         session
     }
 
-    async fn run(&self, calls: Vec<ToolCall>) -> Vec<ToolResultBlock> {
+    pub(crate) async fn run(&self, calls: Vec<ToolCall>) -> Vec<ToolResultBlock> {
         tokio::time::timeout(Duration::from_secs(60), self.session().run_message(calls)).await.unwrap()
     }
 }
