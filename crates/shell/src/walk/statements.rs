@@ -425,6 +425,11 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
     /// `extra` are words that tree-sitter put after a redirect target (`echo > f hi`): in bash
     /// they are arguments of this command.
     pub(crate) fn command(&mut self, node: Node<'t>, extra: Vec<Word<'s>>) {
+        // Inside a quoted `$( )` tree-sitter skips an escaped blank before a command
+        // (`"$(\ q)"`): to bash it starts the name (bash runs ` q`).
+        if self.slice(0, node.start_byte()).trim_end_matches([' ', '\t']).ends_with('\\') {
+            self.out.hazard(Hazard::ParseError);
+        }
         let mark = self.pending.len();
         // At most one word per child (and the extra ones): allocated once.
         let mut words = Vec::with_capacity(node.child_count() as usize + extra.len());
