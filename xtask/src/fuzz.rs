@@ -4,7 +4,8 @@
 //! `cargo xtask fuzz shell [--minutes N | --lines N]` is a target of its own, not cargo-fuzz:
 //! the Bash analysis's differential oracle (`crates/shell/src/oracle/`), which runs generated
 //! command lines in real bash inside bubblewrap for N minutes (default 5), or N lines however
-//! long they take, from a seed taken from the clock, prints `N commands, M divergences` with each minimised
+//! long they take, from a seed taken from the clock (runs started a second apart share no
+//! line, so two at once use both cores), prints `N commands, M divergences` with each minimised
 //! divergence, and appends new ones to the oracle's `regressions.jsonl`.
 //!
 //! The targets live in the `fuzz/` crate (excluded from the workspace, built with nightly

@@ -408,6 +408,25 @@ fn oracle_sandbox_driver() {
     }
 }
 
+/// The seed of a long run's `batch`-th batch of lines. Spread by an odd multiplier, so that
+/// runs started from nearby seeds (two at once, a second apart) never share a batch: with
+/// `seed + batch`, a run from `s + 1` repeated every batch of a run from `s` but its first.
+fn batch_seed(seed: u64, batch: u64) -> u64 {
+    seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(batch)
+}
+
+/// Runs from seeds a second or a thousand apart (as `cargo xtask fuzz shell` takes them from
+/// the clock) share no batch over 10,000 batches each (four million lines).
+#[test]
+fn long_runs_from_nearby_seeds_share_no_batch() {
+    let start = 1_796_400_001;
+    let batches = |seed: u64| (0..10_000).map(move |batch| batch_seed(seed, batch));
+    let first: BTreeSet<u64> = batches(start).collect();
+    for other in [start + 1, start + 2, start + 1_000, start - 1] {
+        assert!(batches(other).all(|b| !first.contains(&b)), "seeds {start} and {other} share a batch");
+    }
+}
+
 /// The long run: generated lines for `TOOLGATE_ORACLE_MINUTES` minutes (default 1), or until
 /// `TOOLGATE_ORACLE_LINES` lines have run when that is set (however long they take), from
 /// `TOOLGATE_ORACLE_SEED` (default the gate's); prints its progress every 20,000 lines on
@@ -431,7 +450,7 @@ fn oracle_long_run() {
     let mut batch = 0;
     // Run in batches until the time is up, keeping the shortest lines of each kind.
     while lines.map_or_else(|| Instant::now() < deadline, |lines| all.len() < lines) {
-        let commands = generate::commands(seed.wrapping_add(batch), 400, &sources);
+        let commands = generate::commands(batch_seed(seed, batch), 400, &sources);
         batch += 1;
         for (command, result) in commands.iter().zip(check_all(&commands)) {
             let checked = match result {
