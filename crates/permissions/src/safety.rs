@@ -88,6 +88,23 @@ const PROTECTED: &[(Protected, &str)] = &[
     (Protected::File(".ripgreprc"), "/r/.ripgreprc"),
 ];
 
+/// The first bytes, in lower case, of the names [`PROTECTED`] lists: a path's other
+/// components are passed over without comparing them with every entry.
+const FIRST_BYTES: [bool; 256] = {
+    let mut set = [false; 256];
+    let mut at = 0;
+    while at < PROTECTED.len() {
+        let name = match PROTECTED[at].0 {
+            Protected::Dir(name) | Protected::File(name) | Protected::Under(name, _) => name.as_bytes(),
+        };
+        if let [first, ..] = name {
+            set[first.to_ascii_lowercase() as usize] = true;
+        }
+        at += 1;
+    }
+    set
+};
+
 /// Why writing `path` is never auto-approved, or `None` when it is an ordinary path. A
 /// worktree under `.claude/worktrees/` is a working tree like the project's: its ordinary files
 /// are not protected, and its `.git`, settings and tool configuration are.
@@ -123,6 +140,10 @@ pub fn protected_path_reason(path: &Path) -> Option<String> {
         // `.claude/worktrees/NAME/` holds a working tree: judged from NAME/ on as a project.
         if same(name, ".claude") && names.get(i + 1).is_some_and(|n| same(n, "worktrees")) && names.len() > i + 3 {
             i += 3;
+            continue;
+        }
+        if !name.as_bytes().first().is_some_and(|b| FIRST_BYTES[usize::from(b.to_ascii_lowercase())]) {
+            i += 1;
             continue;
         }
         for (protected, _) in PROTECTED {
@@ -221,6 +242,8 @@ mod tests {
     fn every_protected_entry_protects_its_example() {
         for (protected, example) in PROTECTED {
             assert!(protected_path_reason(Path::new(example)).is_some(), "{protected:?} should protect {example}");
+            let upper = example.to_ascii_uppercase();
+            assert!(protected_path_reason(Path::new(&upper)).is_some(), "{protected:?} should protect {upper}");
             let beside = format!("{example}.txt.d/x");
             let ordinary = beside.replacen("/r/", "/r/src/", 1).replacen("/h/", "/h/code/", 1);
             assert!(

@@ -26,7 +26,7 @@ pub(crate) use user::user_entry;
 
 use std::sync::OnceLock;
 
-use crate::names::FirstByteRuns;
+use crate::names::NameIndex;
 
 pub use listing::{Listed, describe, list};
 pub use table::PROGRAMS;
@@ -281,17 +281,17 @@ pub fn get(name: &str) -> &'static Program {
 
 /// The table's entry for `name`, or [`Program::DEFAULT`].
 fn built_in(name: &str) -> &'static Program {
-    static RUNS: OnceLock<FirstByteRuns> = OnceLock::new();
-    let runs = RUNS.get_or_init(|| FirstByteRuns::of(PROGRAMS.iter().map(|p| p.name)));
-    runs.find(PROGRAMS, name, |p| p.name).unwrap_or(&Program::DEFAULT)
+    static INDEX: OnceLock<NameIndex> = OnceLock::new();
+    let index = INDEX.get_or_init(|| NameIndex::of(PROGRAMS.iter().map(|p| p.name)));
+    index.find(PROGRAMS, name, |p| p.name).unwrap_or(&Program::DEFAULT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The table is sorted by name with no name twice (the lookup is a binary search), and
-    /// every entry has an example.
+    /// The table is sorted by name (the order `toolgate programs list` prints) with no name
+    /// twice (the lookup's index needs each name once), and every entry has an example.
     #[test]
     fn the_table_is_sorted_unique_and_shown() {
         for pair in PROGRAMS.windows(2) {

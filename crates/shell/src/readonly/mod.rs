@@ -43,7 +43,7 @@
 
 use std::sync::OnceLock;
 
-use super::names::FirstByteRuns;
+use super::names::NameIndex;
 use super::wrappers::basename;
 use super::{BashAnalysis, SimpleCommand, Strs, Text};
 
@@ -160,8 +160,8 @@ pub(super) fn lookup(name: &str) -> Option<&'static Spec> {
     if let Some(entry) = crate::programs::user_entry(name) {
         return entry.spec.as_ref();
     }
-    static RUNS: OnceLock<FirstByteRuns> = OnceLock::new();
-    RUNS.get_or_init(|| FirstByteRuns::of(TABLE.iter().map(|spec| spec.name))).find(TABLE, name, |spec| spec.name)
+    static INDEX: OnceLock<NameIndex> = OnceLock::new();
+    INDEX.get_or_init(|| NameIndex::of(TABLE.iter().map(|spec| spec.name))).find(TABLE, name, |spec| spec.name)
 }
 
 /// One vetted command.
