@@ -281,3 +281,21 @@ fn a_shell_of_a_command_string_reads_the_commands_input() {
         denied_by_a_rule_in_every_mode(&engine, command);
     }
 }
+
+/// `echo $\<newline><newline>rm -rf x` runs `rm -rf x`: bash removes the line continuation,
+/// reads a literal `$`, and the newline ends `echo`. tree-sitter skipped the newline and read
+/// `$rm` as one expansion (found by the oracle), so the line was approved as read-only in every
+/// mode past `deny Bash(rm:*)`.
+#[test]
+fn a_newline_after_a_continued_dollar_ends_the_command() {
+    let s = settings(json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    for command in [
+        "echo $\\\n\nrm -rf x",
+        "ls >t$\\\n\nrm -rf x",
+        "echo a$\\\n\\\n\nrm -rf x",
+        "echo \"$(echo $\\\n\nrm -rf x)\"",
+    ] {
+        denied_by_a_rule_in_every_mode(&engine, command);
+    }
+}

@@ -217,8 +217,9 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 word.push_unquoted(self.slice(position, node.end_byte()));
             }
             Kind::SimpleExpansion => {
-                // tree-sitter reads `$ i` and `$<newline>h` as `$i`; bash's `$` there is literal.
-                if text.as_bytes().get(1).is_some_and(u8::is_ascii_whitespace) {
+                // tree-sitter reads `$ i`, `$<newline>h` and `$\<newline><newline>h` as `$i`
+                // and `$h`; bash's `$` there is literal, and the newline ends the command.
+                if blank_after_dollar(text) {
                     self.out.hazard(Hazard::ParseError);
                 }
                 word.expansion = true;
@@ -365,4 +366,15 @@ fn unescaped_backtick(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether a blank follows the `$` of `text` once bash has removed its line continuations
+/// (`\<newline>`): there bash's `$` is literal, where tree-sitter skipped the blank and read
+/// the name after it as the variable's.
+fn blank_after_dollar(text: &str) -> bool {
+    let mut rest = text.as_bytes().get(1..).unwrap_or_default();
+    while let Some(after) = rest.strip_prefix(b"\\\n") {
+        rest = after;
+    }
+    rest.first().is_some_and(u8::is_ascii_whitespace)
 }
