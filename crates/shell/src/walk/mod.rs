@@ -193,9 +193,6 @@ impl<'s> Output<'s> {
 
     /// Parses `src` as it is and walks it into this output.
     fn walk_source(&mut self, src: &'s str) {
-        // `a\<newline>#` is `a#` to bash (the continuation goes, the `#` is inside a word);
-        // tree-sitter starts a comment there, which would hide the rest of the line.
-
         if self.plain
             && let Some(statements) = plain::line(src)
             && self.depth + plain_depth(&statements) < MAX_DEPTH
