@@ -82,6 +82,10 @@ pub(super) const SMUGGLING: &[Case] = &[
     // An ANSI-C string ends at the first quote that no backslash takes.
     c("echo $'\\\\' ; touch pwned #'", &[Cmds(&["echo \\", "touch pwned"]), Hazards(&[])]),
     c("echo $'a\\'b' ; rm x", &[Cmds(&["echo a'b", "rm x"])]),
+    // tree-sitter ends the ANSI-C string at the second quote and sees an escaped blank after
+    // it; to bash that blank is inside the next single-quoted word (found by the oracle).
+    c("echo $'\\\\' ';\\ touch pwned #' #'", &[Argv(0, &["echo", "\\", ";\\ touch pwned #"]), Hazards(&[])]),
+    c("echo $'\\\\' 'a\\ b'\\ c", &[Argv(0, &["echo", "\\", "a\\ b c"])]),
     c("echo $'\\c\\\\' ; rm x #'", &[Cmds(&["echo \u{1c}", "rm x"])]),
     c("echo $'x\\'", &[Has("ParseError"), ReadOnly(false)]),
 ];
