@@ -283,7 +283,7 @@ impl<'a> Paths<'a> {
     }
 
     /// [`Paths::forms_of`], taking the paths by value (one of them may become its own form).
-    pub(crate) fn forms_of_owned(&mut self, targets: crate::bash_paths::Targets) -> Forms {
+    pub(crate) fn forms_of_owned(&mut self, targets: crate::bash::bases::Targets) -> Forms {
         if targets.len() == 1 {
             return self.resolver.forms_owned(targets.into_iter().next().unwrap_or_default());
         }

@@ -29,7 +29,7 @@ use toolgate_core::{
 };
 use toolgate_shell::{analyze, recent_analysis};
 
-use crate::bash_content::bash_content;
+use crate::bash::bash_content;
 use crate::content::{Analysis, Content, Paths, concat, declared_content, path_content, target_content};
 use crate::prompt::{PromptAnswer, PromptRequest, Prompter, persist_allow_rules, suggest_rules_with};
 use crate::real_path::Resolver;

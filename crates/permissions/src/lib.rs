@@ -24,10 +24,7 @@
 //! assert_eq!(write.suggestions, ["Bash(git push:*)"]);
 //! ```
 
-mod bash_content;
-mod bash_git;
-mod bash_paths;
-mod bash_rules;
+mod bash;
 mod classifier;
 mod condition;
 mod content;

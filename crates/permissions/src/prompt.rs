@@ -128,7 +128,7 @@ pub(crate) fn suggest_rules_with(
             };
             let writing = analysis.commands.iter().enumerate().filter(|&(at, cmd)| !read_only_at(at, cmd));
             for (_, cmd) in writing {
-                if !crate::bash_rules::rule_approvable(cmd) {
+                if !crate::bash::rules::rule_approvable(cmd) {
                     // No rule would allow the call (an argument known only at run time, or an
                     // assignment in front): suggesting one would promise what it cannot do.
                     return Vec::new();
@@ -157,7 +157,7 @@ pub(crate) fn suggest_rules_with(
                     continue;
                 }
                 // A use no prefix rule approves (`find . -delete`): the command as it is.
-                if crate::bash_rules::beyond_prefix_rules(cmd) {
+                if crate::bash::rules::beyond_prefix_rules(cmd) {
                     let argv = cmd.argv.iter().map(|a| &**a).collect::<Vec<_>>().join(" ");
                     let rule = format!("{name}({})", escape_exact(&argv));
                     if !out.contains(&rule) {

@@ -372,6 +372,10 @@ fn bash_table() {
         ("find . -name '*.rs'", Dflt, Allow, "classifier"),
         ("echo /etc/passwd", Dflt, Allow, "classifier"),
         ("grep -f /etc/shadow x", Dflt, Ask, "default"),
+        // `-o` takes no value for grep: the word after it is still read as an option.
+        ("grep -o -f .env x", Dflt, Deny, "rule"),
+        ("grep -of .env x", Plan, Deny, "rule"),
+        ("tar cTf .env out.tar", Bypass, Deny, "rule"),
         // acceptEdits: what sed's script does, where options send writes, hidden globs.
         ("sed -i '1e touch x' src/x.rs", AcceptEdits, Ask, "safety"),
         ("sed -i 'w .git/hooks/pre-commit' src/x.rs", AcceptEdits, Ask, "safety"),

@@ -354,7 +354,7 @@ fn uses_claude_code_asks_about_are_not_approved_by_a_prefix_rule() {
     let s = settings(json!({"permissions": {"allow": ["Bash(find:*)", "Bash(awk:*)", "Edit"]}}));
     let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
     let bash = |command: &str| check(&engine, &tool("Bash"), json!({"command": command}), Dflt, None).0;
-    for example in crate::bash_rules::BEYOND_PREFIX_RULES.iter().map(|(_, _, example)| *example).chain([
+    for example in crate::bash::rules::BEYOND_PREFIX_RULES.iter().map(|(_, _, example)| *example).chain([
         "find . -name x -fprint out.txt",
         "find build -name '*.o' -delete",
         "awk '{print | \"sh\"}' list.txt",

@@ -5,7 +5,7 @@
 //! are not files, a pattern first, find's starting points), which of them it writes
 //! ([`Writes`]), the options that name a file it reads ([`Options`]), the short options that
 //! send its output to a file, how it walks folders ([`Walk`]) and whether `acceptEdits` may
-//! approve it. The permission engine reads these facts (`bash_paths.rs`, `bash_content.rs`);
+//! approve it. The permission engine reads these facts (its `bash/args.rs` and `bash/mod.rs`);
 //! a program with no entry takes the defaults of [`Program::DEFAULT`].
 //!
 //! ```
@@ -147,7 +147,7 @@ pub enum Operands {
     /// `find`'s starting points (after its leading options, before the expression).
     StartPoints,
     /// git's: only `git diff` names files (a path outside the repository makes it `git diff
-    /// --no-index`); what git prints of a repository is read elsewhere (`bash_git.rs`).
+    /// --no-index`); what git prints of a repository is read elsewhere (the engine's `bash/git.rs`).
     Git,
 }
 

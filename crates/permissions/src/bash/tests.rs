@@ -1,7 +1,12 @@
-//! Unit tests of `bash_paths.rs`: where a command's words lead, and which paths it reads or writes.
+//! Unit tests of `bases.rs` and `args.rs`: where a command's words lead, and which paths it
+//! reads or writes.
 
-use super::*;
-use toolgate_shell::analyze;
+use std::path::Path;
+
+use toolgate_shell::{SimpleCommand, analyze};
+
+use super::args::*;
+use super::bases::*;
 
 fn first(src: &str) -> SimpleCommand<'_> {
     analyze(src).commands.remove(0)
@@ -185,19 +190,31 @@ fn read_operands_skip_patterns_and_find_expressions() {
 
 #[test]
 fn option_values_name_files() {
-    let values = |src: &str| option_values(&first(src)).join(" ");
+    let values = |src: &str| {
+        let cmd = first(src);
+        Args::of(&cmd).option_values().collect::<Vec<_>>().join(" ")
+    };
     assert_eq!(values("wc --files0-from=.env -l"), ".env");
     assert_eq!(values("git log --format=%H --since= -- --x=y"), "%H");
     assert_eq!(values("grep --include=*.rs -r x ."), "");
     assert_eq!(values("ls --color=$C"), "");
+    assert_eq!(values("grep -f pats.txt x"), "pats.txt");
+    assert_eq!(values("grep -fpats.txt --file list x"), "pats.txt list");
+    // An option the table takes for one with a value (every program's `-o`) may take none:
+    // the word after it is read as an option too (`grep -o` prints only the matches, and
+    // `-f .env` still names the file grep reads its patterns from).
+    assert_eq!(values("grep -o -f .env x"), ".env");
+    assert_eq!(values("grep -of .env x"), ".env");
+    // A `--` that an option took as its value ends no options.
+    assert_eq!(values("grep -o -- --files0-from=.env x"), ".env");
+    assert_eq!(values("wc -- --files0-from=.env"), "");
 }
 
 #[test]
 fn output_paths_are_the_values_of_output_options() {
     let paths = |src: &str| {
         let cmd = first(src);
-        let program = basename(&cmd.argv[0]).to_owned();
-        output_paths(&cmd, &program).join(" ")
+        Args::of(&cmd).outputs().collect::<Vec<_>>().join(" ")
     };
     let cases = [
         ("git log --output=.git/hooks/pre-commit", ".git/hooks/pre-commit"),
@@ -214,6 +231,9 @@ fn output_paths_are_the_values_of_output_options() {
         ("tar -xzvf in.tgz", "in.tgz"),
         ("tar --file=a.tar -c src", "a.tar"),
         ("dd if=/dev/zero of=disk.img bs=1M", "disk.img"),
+        // Each letter of tar's first word that takes a value takes the next word, in order.
+        ("tar cTf list.txt out.tar", "out.tar"),
+        ("sort -o -- -o.git/config in", "-- .git/config"),
         // Options that do not name outputs, and what follows `--`.
         ("cargo build --release -p core", ""),
         ("rm -f a b", ""),

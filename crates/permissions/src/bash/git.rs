@@ -1,6 +1,6 @@
 //! What a `git` command prints of a repository's files, and where git takes each path from
 //! (the folder it runs in, after `-C`, or the top of the repository), for the content layer to
-//! hold to the Read rules (`Check::git_reads` in `bash_content.rs`).
+//! hold to the Read rules (`Check::git_reads` in `bash/mod.rs`).
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

@@ -34,16 +34,20 @@ use std::path::{Path, PathBuf};
 
 use smallvec::SmallVec;
 use toolgate_core::{DecisionReason, PermissionBehavior, PermissionMode, ToolContext};
-use toolgate_shell::programs::{self, DirChange, Role, Writes};
+use toolgate_shell::programs::{self, DirChange, Role};
 use toolgate_shell::{BashAnalysis, Hazard, SimpleCommand, Text, is_read_only_command};
 
-use crate::bash_git::{GitAnchor, GitReads, GitWrites, git_content_paths, git_written_paths, repository_tops};
-use crate::bash_paths::{
-    Bases, MAX_WALKED, Targets, basename, find_start_points, glob_folder, glob_may_name_hidden, is_static_path,
-    operands, option_paths, option_values, output_paths, read_operands, recursion, sed_edits_only_operands, shell_path,
-    walk_below,
+mod args;
+pub(crate) mod bases;
+mod git;
+pub(crate) mod rules;
+
+use self::args::{Args, find_start_points, option_paths, read_operands, recursion, sed_edits_only_operands};
+use self::bases::{
+    Bases, MAX_WALKED, Targets, basename, glob_folder, glob_may_name_hidden, is_static_path, shell_path, walk_below,
 };
-use crate::bash_rules::{Spellings, launched_by, may_match_later, rule_approvable, unapprovable_text};
+use self::git::{GitAnchor, GitReads, GitWrites, git_content_paths, git_written_paths, repository_tops};
+use self::rules::{Spellings, launched_by, may_match_later, rule_approvable, unapprovable_text};
 use crate::content::{Content, Paths, concat};
 use crate::real_path::Forms;
 use crate::rule_index::{CommandIndex, PathRules, RuleBook};
@@ -157,13 +161,13 @@ pub(crate) fn bash_content<'b>(
     for (index, ((cmd, &command_read_only), allow)) in analysis.commands.iter().zip(&read_only).zip(allows).enumerate()
     {
         let program = cmd.argv.first().map(|p| basename(p)).unwrap_or_default();
-        let entry = programs::get(program);
-        let operands = operands(cmd);
+        let args = Args::of(cmd);
+        let (entry, operands) = (args.entry, &args.operands);
         if first_move.is_some_and(|at| index > at) && !operands.is_empty() {
             check.accept_ok = false;
         }
         if entry.role == Role::Removes {
-            check.critical_rm(cmd, program, &operands, &ctx.cwd);
+            check.critical_rm(cmd, program, operands, &ctx.cwd);
             check.launched_rm(last_find.map(|at| &analysis.commands[at]), cmd, &ctx.cwd);
         } else if entry.role == Role::Find {
             // A find's payloads are listed after it, before the next find.
@@ -180,7 +184,7 @@ pub(crate) fn bash_content<'b>(
         // its options say (`-o F`, `--output=F`), a protected path is a protected write,
         // whatever rule allows the command.
         if !command_read_only {
-            let first_written = first_written_operand(cmd, program, operands.len());
+            let first_written = args.first_written(cmd);
             for (at, arg) in operands.iter().enumerate() {
                 let access = match at >= first_written {
                     true => Access::Change { written: true },
@@ -192,18 +196,18 @@ pub(crate) fn bash_content<'b>(
             if matches!(entry.role, Role::Copies | Role::Moves | Role::Sed) {
                 check.option_writes(cmd, entry.role);
             }
-            for path in output_paths(cmd, program) {
+            for path in args.outputs() {
                 check.operand(cmd, path, &["Read", "Edit"], Access::Change { written: true });
             }
             if entry.role == Role::Git {
                 check.git_writes(cmd, &git_written_paths(cmd));
             }
         } else if matches!(entry.role, Role::ChangesDir(DirChange::Cd | DirChange::Push)) {
-            for arg in &operands {
+            for arg in operands {
                 check.operand(cmd, arg, &[], Access::Enter);
             }
-        } else if let Some(args) = read_operands(cmd, program) {
-            for arg in args {
+        } else if let Some(reads) = read_operands(cmd, program) {
+            for arg in reads {
                 check.operand(cmd, arg, &["Read"], Access::Read);
             }
         }
@@ -216,7 +220,7 @@ pub(crate) fn bash_content<'b>(
         // Files named in `--name=VALUE` options, and what git prints of a repository's files
         // (read, unless the command is not read-only).
         let families: &[&str] = if command_read_only { &["Read"] } else { &["Read", "Edit"] };
-        for value in &option_values(cmd) {
+        for value in args.option_values() {
             check.operand(cmd, value, families, Access::Change { written: false });
         }
         if entry.role == Role::Git {
@@ -233,7 +237,7 @@ pub(crate) fn bash_content<'b>(
         if check.accept_ok {
             let edits_ok = ctx.permission_mode == PermissionMode::AcceptEdits
                 && entry.accept_edits
-                && check.accept_edits(cmd, entry.role, &operands);
+                && check.accept_edits(cmd, entry.role, operands);
             check.accept_ok = edits_ok;
         }
         // Allow rules: every command not read-only must be matched, and approvable.
@@ -284,30 +288,6 @@ enum Access {
     /// `cp` copies it (a source): read, as `cat` would read it, by a command that is not
     /// read-only.
     Copied,
-}
-
-/// The index of the first operand a command that is not read-only writes, creates or removes
-/// (`operands` when it writes none the checks know of), from its entry's
-/// [`Writes`](toolgate_shell::programs::Writes): every operand of `mv`, `rm`, `touch`, `mkdir`,
-/// `tee`, `chmod` and the like; the last (the destination) of `cp`, `ln` and `rsync`, unless a
-/// `cp` or `ln` is given its destination by `-t` (then all, the folder among them).
-fn first_written_operand(cmd: &SimpleCommand<'_>, program: &str, operands: usize) -> usize {
-    match programs::get(program).writes {
-        Writes::All => 0,
-        Writes::Destination { target_option: true } if has_target_option(cmd) => 0,
-        Writes::Destination { .. } => operands.saturating_sub(1),
-        _ => operands,
-    }
-}
-
-/// Whether a `cp` or `ln` names its destination folder with an option (`-t DIR`, a cluster
-/// with `t`, `--target-directory`).
-fn has_target_option(cmd: &SimpleCommand<'_>) -> bool {
-    let options = cmd.argv.iter().skip(1).take_while(|a| *a != "--");
-    options.filter(|a| a.starts_with('-')).any(|a| match a.strip_prefix("--") {
-        Some(long) => long.starts_with("target-directory"),
-        None => a.contains('t'),
-    })
 }
 
 /// The state of one Bash call's check.
@@ -816,48 +796,4 @@ impl Check<'_, '_, '_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use toolgate_shell::analyze;
-    use toolgate_shell::programs::{Holds, PROGRAMS};
-
-    use super::*;
-    use crate::bash_paths::{operands, option_values, output_paths, read_operands, recursion};
-
-    /// Every example of the program table holds as the content layer reads it: the files a
-    /// line reads (operands, then the files its options name), the paths it writes (the
-    /// operands it writes, then where its options send output) and the folders it walks.
-    #[test]
-    fn every_example_of_the_program_table_holds() {
-        let mut failures = Vec::new();
-        for program in PROGRAMS {
-            for example in program.examples {
-                let analysis = analyze(example.line);
-                let cmd = &analysis.commands[0];
-                let name = basename(&cmd.argv[0]);
-                assert_eq!(name, program.name, "{}: the example runs another program", example.line);
-                let (got, wanted): (Vec<&str>, &[&str]) = match example.holds {
-                    Holds::Reads(wanted) => {
-                        let mut got = read_operands(cmd, name).unwrap_or_default().to_vec();
-                        got.extend(option_values(cmd));
-                        (got, wanted)
-                    }
-                    Holds::Writes(wanted) => {
-                        let all = operands(cmd);
-                        let mut got = all[first_written_operand(cmd, name, all.len())..].to_vec();
-                        got.extend(output_paths(cmd, name));
-                        (got, wanted)
-                    }
-                    Holds::Walks(wanted) => {
-                        (recursion(cmd, name).map(|r| r.roots.to_vec()).unwrap_or_default(), wanted)
-                    }
-                    Holds::WalksNone => (recursion(cmd, name).map(|r| r.roots.to_vec()).unwrap_or_default(), &[]),
-                    _ => panic!("{}: a kind of example the test does not know", example.line),
-                };
-                if got != wanted {
-                    failures.push(format!("{}: {got:?}, not {wanted:?}", example.line));
-                }
-            }
-        }
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
-    }
-}
+mod tests;

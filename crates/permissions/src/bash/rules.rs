@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use toolgate_shell::programs::{self, Role};
 use toolgate_shell::{SimpleCommand, Strs, Text, git_global_options, safe_assignment, safe_env_name};
 
-use crate::bash_paths::basename;
+use super::bases::basename;
 use crate::rule_index::CommandIndex;
 use crate::rules::CompiledRule;
 
