@@ -15,6 +15,10 @@ pub(super) const SMUGGLING: &[Case] = &[
     c("echo } {b", &[Has("ParseError"), ReadOnly(false)]),
     c("[[-f a ]] && cat a", &[Has("ParseError"), ReadOnly(false)]),
     c("[-f a ] && cat a", &[Has("ParseError"), ReadOnly(false)]),
+    // An escaped blank before `]` is part of the last word: bash runs `[ -f 'a ]'`, with no
+    // closing bracket (found by the oracle); one escaped backslash before the blank is not.
+    c("if [ -f a\\ ]; then cat a; else echo no; fi", &[Has("ParseError"), ReadOnly(false)]),
+    c("[ -f a\\\\ ] && cat a", &[Argv(0, &["[", "-f", "a\\", "]"]), ReadOnly(true)]),
     c("!} x", &[Has("ParseError"), ReadOnly(false)]),
     c("! true", &[Cmds(&["true"]), Hazards(&[])]),
     c("cat <<'EOF'\n\\\nEOF\nrm -rf y\nEOF", &[Has("ParseError"), Lists("rm -rf y"), ReadOnly(false)]),

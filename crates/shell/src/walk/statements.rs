@@ -158,13 +158,17 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
             }
             Kind::TestCommand => {
                 // `[[`, `]]`, `[` and `]` are what they are only as words of their own:
-                // `[[-f a ]]`, `[[\ x ]]` and `[-f a ]` run a command named `[[-f`, `[[ x`, `[-f`.
+                // `[[-f a ]]`, `[[\ x ]]` and `[-f a ]` run a command named `[[-f`, `[[ x`, `[-f`,
+                // and `[ -f a\ ]` tests `a ]`, a blank after a backslash being part of a word.
                 let bytes = self.text(node).as_bytes();
                 let blank = |b: Option<&u8>| b.is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n'));
                 let (open, close) = if bytes.starts_with(b"[[") { (2, 3) } else { (1, 2) };
                 let opened = !bytes.starts_with(b"[") || blank(bytes.get(open));
-                let closed =
-                    !bytes.ends_with(b"]") || blank(bytes.len().checked_sub(close).and_then(|at| bytes.get(at)));
+                let closed = !bytes.ends_with(b"]")
+                    || bytes.len().checked_sub(close).is_some_and(|at| {
+                        let escapes = bytes[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+                        blank(bytes.get(at)) && escapes % 2 == 0
+                    });
                 // `[` is a command to bash: a `|`, `;`, `&`, parenthesis or redirection inside
                 // ends or redirects it (`[ -f x | rm y ]` runs `rm y ]`), where tree-sitter
                 // reads one test.
