@@ -263,6 +263,11 @@ pub(super) const RESERVED_WORDS: &[&str] = &[
     "select", "then", "time", "until", "while", "{", "}",
 ];
 
+/// Whether `word` is one of [`RESERVED_WORDS`].
+pub(super) fn is_reserved_word(word: &str) -> bool {
+    RESERVED_WORDS.binary_search(&word).is_ok()
+}
+
 /// Whether `name`, written unquoted as a command's name, is one bash never runs: a reserved
 /// word that opens, continues or closes a compound command (`esac`, `fi`, `}`, `if` …). A
 /// command so named in tree-sitter's reading is not bash's (`case l in *) cp esac;esac`,

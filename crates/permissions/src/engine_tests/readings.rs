@@ -299,3 +299,21 @@ fn a_newline_after_a_continued_dollar_ends_the_command() {
         denied_by_a_rule_in_every_mode(&engine, command);
     }
 }
+
+/// Bash expands an alias named like a reserved word where that word would start a command
+/// (`alias !='rm -rf'` then `! ~` runs `rm -rf ~`), where tree-sitter reads the word as
+/// syntax: no alias use is seen, so such an alias hides what runs wherever it is defined
+/// (found by the oracle, seed 1798400002).
+#[test]
+fn an_alias_named_like_a_reserved_word_hides_what_runs() {
+    let engine = PermissionEngine::builder(settings(json!({}))).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for command in [
+        "shopt -s expand_aliases\nalias !='rm -rf'\n! ~",
+        "shopt -s expand_aliases\nalias !='rm -rf'\ntrue | ! ~",
+        "shopt -s expand_aliases\nalias if='rm -rf'\nif ~; then :; fi",
+        "shopt -s expand_aliases\nalias '{=rm -rf'\n{ ~; }",
+    ] {
+        assert_ne!(check(&engine, &bash, json!({"command": command}), Bypass, None).0, Allow, "{command:?}");
+    }
+}

@@ -19,7 +19,13 @@ pub(super) const SMUGGLING: &[Case] = &[
     // closing bracket (found by the oracle); one escaped backslash before the blank is not.
     c("if [ -f a\\ ]; then cat a; else echo no; fi", &[Has("ParseError"), ReadOnly(false)]),
     c("[ -f a\\\\ ] && cat a", &[Argv(0, &["[", "-f", "a\\", "]"]), ReadOnly(true)]),
+    c(
+        "[ -fa\\\\ ] && cat a; touch pwned",
+        &[Argv(0, &["[", "-fa\\", "]"]), Cmds(&["[ -fa\\ ]", "cat a", "touch pwned"])],
+    ),
     c("!} x", &[Has("ParseError"), ReadOnly(false)]),
+    // Bash expands an alias named like a reserved word (found by the oracle).
+    c("shopt -s expand_aliases\nalias !='rm -rf'\n! ~", &[Has("AliasedCommand:!"), ReadOnly(false)]),
     c("! true", &[Cmds(&["true"]), Hazards(&[])]),
     c("cat <<'EOF'\n\\\nEOF\nrm -rf y\nEOF", &[Has("ParseError"), Lists("rm -rf y"), ReadOnly(false)]),
     c("[[\\ a ]]", &[Has("ParseError"), ReadOnly(false)]),

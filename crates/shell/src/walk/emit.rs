@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::*;
-use crate::word::Word;
+use crate::word::{Word, is_reserved_word};
 use crate::wrappers::*;
 use crate::{Hazard, SimpleCommand, Text, Wrapped};
 
@@ -343,6 +343,12 @@ impl<'s> Walker<'s, '_, '_> {
                     match split_once(&word.value, '=') {
                         Some((alias, body)) if word.is_static() => {
                             self.nested(body, &outer);
+                            // Bash expands an alias named like a reserved word where that word
+                            // would start a command (`alias !='rm -rf'`, then `! ~`), and there
+                            // tree-sitter reads syntax: its uses cannot be found.
+                            if is_reserved_word(&alias) {
+                                self.out.hazard(Hazard::AliasedCommand { name: excerpt(&alias) });
+                            }
                             self.out.aliases.push(alias.into_owned());
                         }
                         Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),

@@ -176,8 +176,11 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                 if !opened || !closed || single {
                     self.out.hazard(Hazard::ParseError);
                 }
+                // Tokens tree-sitter splits with no blank between are one word (`[ -fa\\ ]`
+                // tests `-fa\`, found by the oracle).
                 let mut words = Vec::new();
                 self.test_words(node, &mut words);
+                let words = self.join_adjacent(words);
                 self.emit(words, Vec::new(), Vec::new(), false);
             }
             Kind::DeclarationCommand | Kind::UnsetCommand => self.declaration(node),
