@@ -114,14 +114,14 @@ fn named<'c>(entry: &Program, words: &'c [Text<'_>], known: usize) -> SmallVec<[
     let mut owed: SmallVec<[Owed; 2]> = SmallVec::new();
     let mut at = 0;
     // tar's first word is its options even without a dash (`tar czf out.tgz src`): each
-    // letter that takes a value takes the next word, in order.
+    // letter that takes a value takes the next word, in order (`tar cbf 20 F`: `F`).
     if entry.options_first
         && let Some(first) = words.first().filter(|w| !w.starts_with('-'))
     {
         for letter in first.chars() {
             let next =
                 Owed { output: entry.output_letters().contains(&letter), reads: reads.letters.contains(&letter) };
-            if next.output || next.reads {
+            if next.output || next.reads || entry.value_letters.contains(&letter) {
                 owed.push(next);
             }
         }
@@ -535,5 +535,38 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// tar's entry names every short option `tar --help` shows with a value (`-b,
+    /// --blocking-factor=BLOCKS`): in tar's old style (`tar cbf 20 F`) a letter missing from it
+    /// would give the archive's name to the wrong letter.
+    #[test]
+    fn every_short_option_of_tar_that_takes_a_value_is_in_its_entry() {
+        let run = toolgate_core::process::ProcessSpec::exec("tar", ["--help"]).cwd("/");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let Ok(outcome) = runtime.block_on(run.run(&toolgate_core::CancellationToken::new())) else {
+            panic!("tar is needed for this test (every Debian system has it)");
+        };
+        let help = outcome.stdout.text();
+        let tar = programs::get("tar");
+        let mut seen = 0;
+        for line in help.lines() {
+            let line = line.trim_start();
+            let Some((short, long)) = line.split_once(", --") else { continue };
+            let (Some(letter), Some(_)) =
+                (short.strip_prefix('-').and_then(|l| l.chars().next()), long.split_once('='))
+            else {
+                continue;
+            };
+            let long = long.split_whitespace().next().unwrap_or_default();
+            if short.len() != 2 || long.contains("[=") {
+                continue;
+            }
+            seen += 1;
+            let listed =
+                [tar.value_letters, tar.output_letters, tar.reads_from.letters].iter().any(|l| l.contains(&letter));
+            assert!(listed, "tar --help shows `{line}`: add -{letter} to tar's entry");
+        }
+        assert!(seen >= 10, "tar --help was not read:\n{help}");
     }
 }

@@ -572,6 +572,13 @@ fn file_commands_do_not_write_protected_paths_on_a_broad_rule() {
         "git log -p --output=.git/hooks/pre-commit",
         "sort -o ~/.zshrc names.txt",
         "tar czf .git/x.tgz src",
+        // tar's old style gives each value letter the next word in order; `-g` writes its
+        // snapshot.
+        "tar cbf 20 .git/hooks/pre-commit src",
+        "tar cCf src .git/hooks/pre-commit x",
+        "tar -g .git/hooks/pre-commit -cf a.tar src",
+        "tar --listed-incremental=.git/hooks/pre-commit -cf a.tar src",
+        "tar cgf .git/hooks/pre-commit a.tar src",
         "go build -o .git/hooks/pre-push ./cmd/hook",
     ] {
         for mode in [Dflt, AcceptEdits, Bypass] {

@@ -509,12 +509,18 @@ pub const PROGRAMS: &[Program] = &[
     Program {
         name: "tar",
         reads_from: Options { letters: &['T', 'X'], longs: &["files-from", "exclude-from"] },
-        output_letters: &['f'],
-        output_longs: &["file"],
+        // `-g FILE` writes its snapshot of what it archived.
+        output_letters: &['f', 'g'],
+        output_longs: &["file", "listed-incremental"],
+        // Its other short options that take a value (`tar --help`, checked by a test): in
+        // the old style (`tar cbf 20 out.tar src`) each letter takes the next word in order.
+        value_letters: &['C', 'F', 'H', 'I', 'K', 'L', 'N', 'V', 'b'],
         options_first: true,
         examples: &[
             Example { line: "tar -cf out.tar -T .env", holds: Reads(&["out.tar", ".env", ".env"]) },
             Example { line: "tar czf out.tgz src", holds: Wrote(&["out.tgz"]) },
+            Example { line: "tar cbf 20 out.tar src", holds: Wrote(&["out.tar"]) },
+            Example { line: "tar -g snap.db -czf out.tgz src", holds: Wrote(&["snap.db", "out.tgz"]) },
         ],
         ..Program::DEFAULT
     },
