@@ -313,6 +313,9 @@ fn an_alias_named_like_a_reserved_word_hides_what_runs() {
         "shopt -s expand_aliases\nalias !='rm -rf'\ntrue | ! ~",
         "shopt -s expand_aliases\nalias if='rm -rf'\nif ~; then :; fi",
         "shopt -s expand_aliases\nalias '{=rm -rf'\n{ ~; }",
+        // An alias defined through bash's table of aliases.
+        "shopt -s expand_aliases\nBASH_ALIASES[x]='rm -rf'\nx ~",
+        "shopt -s expand_aliases\nBASH_ALIASES+=([x]='rm -rf')\nx ~",
     ] {
         assert_ne!(check(&engine, &bash, json!({"command": command}), Bypass, None).0, Allow, "{command:?}");
     }

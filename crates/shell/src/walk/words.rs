@@ -67,6 +67,10 @@ impl<'s, 't, 'o> Walker<'s, 't, 'o> {
                     self.scan(child);
                     self.quoted_substitutions(child);
                     name = Cow::Borrowed(self.text(child));
+                    // bash's table of aliases: an entry set is an alias whose uses are not seen.
+                    if name.split('[').next() == Some("BASH_ALIASES") {
+                        self.out.hazard(Hazard::AliasedCommand { name: "BASH_ALIASES".to_owned() });
+                    }
                     if !is_assigned_name(&name) {
                         // tree-sitter reads `-x=1` as an assignment; bash runs it as a command.
                         self.out.hazard(Hazard::UnknownConstruct { kind: "assignment_name".to_owned() });
