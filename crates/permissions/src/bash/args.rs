@@ -527,6 +527,8 @@ mod tests {
                     }
                     Holds::Walks(wanted) => (walked(), wanted),
                     Holds::WalksNone => (walked(), &[]),
+                    // The commands it runs: the shell crate's walker holds those.
+                    Holds::Runs(_) => continue,
                     _ => panic!("{}: a kind of example the test does not know", example.line),
                 };
                 if got != wanted {

@@ -320,3 +320,30 @@ fn an_alias_named_like_a_reserved_word_hides_what_runs() {
         assert_ne!(check(&engine, &bash, json!({"command": command}), Bypass, None).0, Allow, "{command:?}");
     }
 }
+
+/// A command a program runs from its options is a command of the line wherever getopt gives
+/// the option its value: tar's `-I CMD` in a cluster (`-cICMD`) and in its old style (`tar
+/// cIf CMD a.tar`), and scp's `-S CMD` attached (`-SCMD`). Each passed `Bash(tar:*)` or
+/// `Bash(scp:*)` past `deny Bash(touch:*)` before the program table named these options.
+#[test]
+fn a_command_in_a_program_option_is_read_where_getopt_reads_it() {
+    let s = settings(json!({"permissions": {
+        "allow": ["Bash(tar:*)", "Bash(scp:*)", "Bash(rsync:*)"],
+        "deny": ["Bash(touch:*)"],
+    }}));
+    let engine = PermissionEngine::builder(s).home(Some("/home/u".into())).cwd("/repo").build();
+    let bash = tool("Bash");
+    for command in [
+        "tar -cI'touch pwned' -f a.tar src",
+        "tar cIf 'touch pwned' a.tar src",
+        "tar cfI a.tar 'touch pwned' src",
+        "tar -xvFtouch -f a.tar",
+        "scp -Stouch a.txt host:",
+        "rsync -avze touch src host:dst",
+    ] {
+        let (decision, message) = check(&engine, &bash, json!({"command": command}), Dflt, None);
+        assert_eq!(decision, Deny, "{command:?}: {message}");
+    }
+    let (decision, _) = check(&engine, &bash, json!({"command": "tar -cf a.tar -C src ."}), Dflt, None);
+    assert_eq!(decision, Allow);
+}

@@ -41,12 +41,15 @@ pub fn list() -> Vec<Listed> {
 }
 
 /// The entry the analysis reads for `name`, in the programs file's shape, with `"source"`
-/// naming its file (or `"built-in"`); `None` when no table has one.
+/// naming its file (or `"built-in"`); `None` when no table has one. A program whose options
+/// run commands also shows them (`"runs_commands_of"`), which no file can change.
 ///
 /// ```
 /// let cp = toolgate_shell::programs::describe("cp").unwrap();
 /// assert_eq!(cp["writes"], "destination");
 /// assert_eq!(cp["source"], "built-in");
+/// let tar = toolgate_shell::programs::describe("tar").unwrap();
+/// assert_eq!(tar["runs_commands_of"]["options"][0], "--to-command");
 /// ```
 pub fn describe(name: &str) -> Option<Value> {
     let user = super::user::user_entry(name);
@@ -75,6 +78,12 @@ pub fn describe(name: &str) -> Option<Value> {
         "output": options_json(Options { letters: program.output_letters(), longs: program.output_longs }),
         "accept_edits": program.accept_edits,
     });
+    let runs = program.command_options;
+    if runs != super::CommandOptions::NONE {
+        let mut options: Vec<String> = runs.options.iter().map(|(option, _)| (*option).to_owned()).collect();
+        options.extend(runs.clustered.iter().map(|letter| format!("-{letter}")));
+        entry["runs_commands_of"] = json!({"options": options, "after": runs.after});
+    }
     if let Some(spec) = spec {
         entry["glob_safe"] = spec.glob_safe.into();
         entry["prints_only"] = spec.prints_only.into();

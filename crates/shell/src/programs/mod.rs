@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 use crate::names::NameIndex;
 
 pub use listing::{Listed, describe, list};
-pub use table::PROGRAMS;
+pub use table::{GIT_COMMAND_OPTIONS, PROGRAMS};
 pub use user::{
     Problem, ReadOnly, UserEntry, UserOperands, UserTable, UserWrites, check_examples, install, user_names,
 };
@@ -74,6 +74,9 @@ pub struct Program {
     /// Whether it runs other commands once per item (`xargs`, `find -exec`): its status, not
     /// theirs, is the line's.
     pub runs_payloads: bool,
+    /// The options whose values are commands it runs, which the walker reads as commands
+    /// of the line (`tar --to-command=CMD`, `ssh -o ProxyCommand=CMD`).
+    pub command_options: CommandOptions,
     /// Lines that show the entry (checked by the permission engine's test of the table).
     pub examples: &'static [Example],
 }
@@ -98,6 +101,7 @@ impl Program {
         subcommand_exit_one: &[],
         destructive: Destructive::Never,
         runs_payloads: false,
+        command_options: CommandOptions::NONE,
         examples: &[],
     };
 
@@ -117,6 +121,14 @@ impl Program {
                 subcommand == Some(*sub) && (options.is_empty() || args.iter().any(|a| options.contains(a)))
             }),
         }
+    }
+
+    /// Its short options that take a value: [`Program::value_letters`], the options that send
+    /// its output to a file and those that name a file it reads (tar's `C F H I K L N V b`, `f
+    /// g`, `T X`).
+    pub fn value_taking_letters(&self) -> impl Iterator<Item = char> {
+        let output = if self.output_letters.is_empty() { &[][..] } else { self.output_letters };
+        self.value_letters.iter().chain(output).chain(self.reads_from.letters).copied()
     }
 
     /// The short options that send its output to a file ([`Program::output_letters`], or `-o`).
@@ -187,6 +199,8 @@ pub enum Role {
     Git,
     /// `sed`: its script may write (`w FILE`) or run (`e CMD`), `-i` edits in place.
     Sed,
+    /// `fd`: `-x`/`--exec` and `-X`/`--exec-batch` run the command that follows, up to `;`.
+    Fd,
 }
 
 /// How a program changes the shell's working directory.
@@ -199,6 +213,55 @@ pub enum DirChange {
     Push,
     /// `popd`: to a folder known only at run time.
     Pop,
+}
+
+/// The options of a program whose values are commands it runs.
+///
+/// ```
+/// use toolgate_shell::programs::{self, CommandIn};
+///
+/// let tar = programs::get("tar").command_options;
+/// assert!(tar.options.contains(&("--checkpoint-action", CommandIn::After("exec="))));
+/// assert_eq!(programs::get("npm").command_options.after, &["exec", "x"]);
+/// assert_eq!(programs::get("cat").command_options, programs::CommandOptions::NONE);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandOptions {
+    /// The first operands after which the options count, scanned from the word after it
+    /// (`npm exec -c CMD`, `npm x`); anywhere among the arguments where empty.
+    pub after: &'static [&'static str],
+    /// Each option's spelling (`--to-command`, `-I`: a short one also takes the rest of its
+    /// word, `-Igzip`) and where its value holds the command.
+    pub options: &'static [(&'static str, CommandIn)],
+    /// The short options that take the command as their value anywhere in a cluster of flags
+    /// (`rsync -avze CMD`, `tar -cIzstd`): getopt gives the rest of the word, or the next
+    /// word, to the cluster's first letter that takes a value ([`Program::value_taking_letters`]).
+    pub clustered: &'static [char],
+}
+
+impl CommandOptions {
+    /// No option runs a command.
+    pub const NONE: CommandOptions = CommandOptions { after: &[], options: &[], clustered: &[] };
+}
+
+/// Where an option's value holds the command it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CommandIn {
+    /// The whole value, attached (`--opt=CMD`, `-xCMD`) or the next word.
+    Value,
+    /// The whole value, attached only: after a bare option the next word is an operand
+    /// (`man -Hfirefox page`, `man -H page`).
+    Attached,
+    /// The rest of a value that starts with this prefix (`--checkpoint-action=exec=CMD`); a
+    /// value without it runs nothing.
+    After(&'static str),
+    /// The value of a setting `Key=CMD` or `Key CMD` whose key, in any case, is one of these
+    /// (`-o ProxyCommand=CMD`); other settings run nothing.
+    Keys(&'static [&'static str]),
+    /// The value when it is a path to a program (`/usr/bin/msmtp`), a host's name otherwise
+    /// (`git send-email --smtp-server`).
+    Program,
 }
 
 /// Whether a program's run is destructive.
@@ -268,6 +331,8 @@ pub enum Holds {
     Walks(&'static [&'static str]),
     /// It walks no folder.
     WalksNone,
+    /// The commands it runs, each as its words joined by a blank (the walker's test).
+    Runs(&'static [&'static str]),
 }
 
 /// The entry for the program `name` (a path's basename): a user's ([`install`]), else the
@@ -279,8 +344,9 @@ pub fn get(name: &str) -> &'static Program {
     }
 }
 
-/// The table's entry for `name`, or [`Program::DEFAULT`].
-fn built_in(name: &str) -> &'static Program {
+/// The table's entry for `name`, or [`Program::DEFAULT`]: what the walker reads, which no
+/// user's file changes.
+pub(crate) fn built_in(name: &str) -> &'static Program {
     static INDEX: OnceLock<NameIndex> = OnceLock::new();
     let index = INDEX.get_or_init(|| NameIndex::of(PROGRAMS.iter().map(|p| p.name)));
     index.find(PROGRAMS, name, |p| p.name).unwrap_or(&Program::DEFAULT)
@@ -302,5 +368,31 @@ mod tests {
             assert_eq!(get(program.name), program);
         }
         assert_eq!(get("not-a-listed-program"), &Program::DEFAULT);
+        for pair in GIT_COMMAND_OPTIONS.windows(2) {
+            assert!(pair[0].0 < pair[1].0, "git {} before git {}", pair[0].0, pair[1].0);
+        }
+    }
+
+    /// Every example of the table that says which commands a line runs holds as the walker
+    /// reads it: the commands listed after the program's own, each as its words joined.
+    #[test]
+    fn every_example_of_the_commands_a_program_runs_holds() {
+        let mut failures = Vec::new();
+        let mut seen = 0;
+        for program in PROGRAMS {
+            for example in program.examples {
+                let Holds::Runs(wanted) = example.holds else { continue };
+                seen += 1;
+                let analysis = crate::analyze(example.line);
+                let got: Vec<String> = analysis.commands.iter().skip(1).map(|c| c.argv.join(" ")).collect();
+                if analysis.commands.first().is_none_or(|c| crate::basename(&c.argv[0]) != program.name) {
+                    failures.push(format!("{}: does not run {} first", example.line, program.name));
+                } else if got != wanted || !analysis.hazards.is_empty() {
+                    failures.push(format!("{}: {got:?} and {:?}, not {wanted:?}", example.line, analysis.hazards));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert!(seen >= 15, "only {seen} examples of the commands programs run");
     }
 }

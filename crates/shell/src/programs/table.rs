@@ -5,11 +5,55 @@
 //! table spells (`awk -f .env x`): once as a word that is not an option, once as the file the
 //! option names. Reading a path twice costs nothing; missing it would be a read past a rule.
 
-use super::Holds::{Reads, Walks, WalksNone, Writes as Wrote};
-use super::{Destructive, DirChange, Example, Operands, Options, Program, Role, Walk, Writes};
+use super::CommandIn::{After, Attached, Keys, Value};
+use super::Holds::{Reads, Runs, Walks, WalksNone, Writes as Wrote};
+use super::{CommandOptions, Destructive, DirChange, Example, Operands, Options, Program, Role, Walk, Writes};
 
 /// Options that name a script or pattern file (`-f FILE`, `--file FILE`).
 const FILE: Options = Options { letters: &['f'], longs: &["file"] };
+
+/// ssh's settings that run a command (`-o ProxyCommand=CMD`), for ssh, scp and sftp.
+const SSH_COMMANDS: &[&str] = &["ProxyCommand", "LocalCommand", "KnownHostsCommand"];
+
+/// npm's and npx's option that runs a command string (`npx -c 'eslint .'`).
+const CALL: &[(&str, super::CommandIn)] = &[("--call", Value), ("-c", Value)];
+
+/// The options of git's subcommands whose values are commands git runs (`git rebase --exec
+/// CMD`), sorted by subcommand (a test keeps them so). `git grep -O` alone opens the pager git
+/// is configured with; `--smtp-server` names a host unless it is a path to a program.
+pub const GIT_COMMAND_OPTIONS: &[(&str, &[(&str, super::CommandIn)])] = &[
+    ("archive", &[("--exec", Value)]),
+    ("clone", &[("--upload-pack", Value), ("-u", Value)]),
+    ("difftool", &[("--extcmd", Value), ("-x", Value)]),
+    ("fetch", &[("--upload-pack", Value)]),
+    (
+        "filter-branch",
+        &[
+            ("--tree-filter", Value),
+            ("--index-filter", Value),
+            ("--msg-filter", Value),
+            ("--env-filter", Value),
+            ("--commit-filter", Value),
+            ("--parent-filter", Value),
+            ("--tag-name-filter", Value),
+        ],
+    ),
+    ("grep", &[("--open-files-in-pager", Attached), ("-O", Attached)]),
+    ("ls-remote", &[("--upload-pack", Value)]),
+    ("pull", &[("--upload-pack", Value)]),
+    ("push", &[("--receive-pack", Value), ("--exec", Value)]),
+    ("rebase", &[("--exec", Value), ("-x", Value)]),
+    (
+        "send-email",
+        &[
+            ("--to-cmd", Value),
+            ("--cc-cmd", Value),
+            ("--header-cmd", Value),
+            ("--sendmail-cmd", Value),
+            ("--smtp-server", super::CommandIn::Program),
+        ],
+    ),
+];
 
 /// What status 1 of a search means.
 const NO_MATCH: &str = "no matches were found";
@@ -217,13 +261,22 @@ pub const PROGRAMS: &[Program] = &[
         name: "fd",
         runs_payloads: true,
         operands: Operands::PatternFirst { spelled: false, unspelled: true },
-        examples: &[Example { line: "fd main src", holds: Reads(&["src"]) }],
+        role: Role::Fd,
+        examples: &[
+            Example { line: "fd main src", holds: Reads(&["src"]) },
+            Example { line: "fd -e rs -x wc -l", holds: Runs(&["wc -l"]) },
+        ],
         ..Program::DEFAULT
     },
     Program {
         name: "fdfind",
         operands: Operands::PatternFirst { spelled: false, unspelled: true },
-        examples: &[Example { line: "fdfind main src", holds: Reads(&["src"]) }],
+        role: Role::Fd,
+        runs_payloads: true,
+        examples: &[
+            Example { line: "fdfind main src", holds: Reads(&["src"]) },
+            Example { line: "fdfind -e rs --exec-batch wc -l", holds: Runs(&["wc -l"]) },
+        ],
         ..Program::DEFAULT
     },
     Program {
@@ -355,6 +408,20 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "man",
+        // The browser of `-H`/`--html` is attached only (`-Hfirefox`): after a bare `-H` the
+        // next word is the page.
+        command_options: CommandOptions {
+            options: &[("--pager", Value), ("-P", Value), ("--html", Attached), ("-H", Attached)],
+            ..CommandOptions::NONE
+        },
+        examples: &[
+            Example { line: "man -P 'less -R' ls", holds: Runs(&["less -R"]) },
+            Example { line: "man -H ls", holds: Runs(&[]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "mawk",
         reads_from: FILE,
         examples: &[Example { line: "mawk -f .env x", holds: Reads(&[".env", "x", ".env"]) }],
@@ -384,9 +451,24 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "npm",
+        command_options: CommandOptions { after: &["exec", "x"], options: CALL, clustered: &[] },
+        examples: &[
+            Example { line: "npm exec -c 'eslint .'", holds: Runs(&["eslint ."]) },
+            Example { line: "npm run -c x", holds: Runs(&[]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "nproc",
         operands: Operands::NotFiles,
         examples: &[Example { line: "nproc --all", holds: Reads(&[]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "npx",
+        command_options: CommandOptions { options: CALL, ..CommandOptions::NONE },
+        examples: &[Example { line: "npx -c 'eslint .'", holds: Runs(&["eslint ."]) }],
         ..Program::DEFAULT
     },
     Program {
@@ -463,7 +545,26 @@ pub const PROGRAMS: &[Program] = &[
     Program {
         name: "rsync",
         writes: Writes::Destination { target_option: false },
-        examples: &[Example { line: "rsync -a src/ dst", holds: Wrote(&["dst"]) }],
+        // Its short options that take a value (`-e CMD` also in a cluster: `-avze CMD`).
+        value_letters: &['@', 'B', 'M', 'T', 'e', 'f'],
+        command_options: CommandOptions { options: &[("--rsh", Value)], clustered: &['e'], after: &[] },
+        examples: &[
+            Example { line: "rsync -a src/ dst", holds: Wrote(&["dst"]) },
+            Example { line: "rsync -avze 'ssh -p 2222' src host:dst", holds: Runs(&["ssh -p 2222"]) },
+            Example { line: "rsync --rsh=rsh src host:dst", holds: Runs(&["rsh"]) },
+        ],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "scp",
+        command_options: CommandOptions {
+            options: &[("-o", Keys(SSH_COMMANDS)), ("-S", Value)],
+            ..CommandOptions::NONE
+        },
+        examples: &[
+            Example { line: "scp -S ./myssh a.txt host:", holds: Runs(&["./myssh"]) },
+            Example { line: "scp -S./myssh a.txt host:", holds: Runs(&["./myssh"]) },
+        ],
         ..Program::DEFAULT
     },
     Program {
@@ -488,6 +589,15 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "sftp",
+        command_options: CommandOptions {
+            options: &[("-o", Keys(SSH_COMMANDS)), ("-S", Value)],
+            ..CommandOptions::NONE
+        },
+        examples: &[Example { line: "sftp -o 'ProxyCommand nc %h %p' host", holds: Runs(&["nc %h %p"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "shred",
         destructive: Destructive::Always,
         writes: Writes::All,
@@ -501,9 +611,19 @@ pub const PROGRAMS: &[Program] = &[
         ..Program::DEFAULT
     },
     Program {
+        name: "sort",
+        command_options: CommandOptions { options: &[("--compress-program", Value)], ..CommandOptions::NONE },
+        examples: &[Example { line: "sort --compress-program=gzip a.txt", holds: Runs(&["gzip"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
         name: "ssh",
         reads_from: Options { letters: &['F', 'i'], longs: &[] },
-        examples: &[Example { line: "ssh -F .env host", holds: Reads(&[".env", "host", ".env"]) }],
+        command_options: CommandOptions { options: &[("-o", Keys(SSH_COMMANDS))], ..CommandOptions::NONE },
+        examples: &[
+            Example { line: "ssh -F .env host", holds: Reads(&[".env", "host", ".env"]) },
+            Example { line: "ssh -o ProxyCommand='nc %h %p' -o Port=22 host", holds: Runs(&["nc %h %p"]) },
+        ],
         ..Program::DEFAULT
     },
     Program {
@@ -516,11 +636,35 @@ pub const PROGRAMS: &[Program] = &[
         // the old style (`tar cbf 20 out.tar src`) each letter takes the next word in order.
         value_letters: &['C', 'F', 'H', 'I', 'K', 'L', 'N', 'V', 'b'],
         options_first: true,
+        command_options: CommandOptions {
+            options: &[
+                ("--to-command", Value),
+                ("--use-compress-program", Value),
+                ("--info-script", Value),
+                ("--new-volume-script", Value),
+                ("--rsh-command", Value),
+                // Only the `exec=` action runs anything (`dot`, `echo`, `sleep=1` … do not).
+                ("--checkpoint-action", After("exec=")),
+            ],
+            // `-I CMD` and `-F CMD`, also in a cluster (`-cIzstd`) and in the old style
+            // (`tar cIf zstd out.tar src`).
+            clustered: &['I', 'F'],
+            ..CommandOptions::NONE
+        },
         examples: &[
             Example { line: "tar -cf out.tar -T .env", holds: Reads(&["out.tar", ".env", ".env"]) },
             Example { line: "tar czf out.tgz src", holds: Wrote(&["out.tgz"]) },
             Example { line: "tar cbf 20 out.tar src", holds: Wrote(&["out.tar"]) },
             Example { line: "tar -g snap.db -czf out.tgz src", holds: Wrote(&["snap.db", "out.tgz"]) },
+            Example { line: "tar -xf a.tar --to-command='wc -c'", holds: Runs(&["wc -c"]) },
+            Example {
+                line: "tar -cf a.tar --checkpoint-action=exec='touch x' --checkpoint-action=dot src",
+                holds: Runs(&["touch x"]),
+            },
+            Example { line: "tar -cIzstd -f a.tar src", holds: Runs(&["zstd"]) },
+            Example { line: "tar -c -I 'zstd -19' -f a.tar src", holds: Runs(&["zstd -19"]) },
+            Example { line: "tar cIf zstd a.tar src", holds: Runs(&["zstd"]) },
+            Example { line: "tar cfI a.tar zstd src", holds: Runs(&["zstd"]) },
         ],
         ..Program::DEFAULT
     },
@@ -633,6 +777,15 @@ pub const PROGRAMS: &[Program] = &[
         name: "zgrep",
         exit_one: Some(NO_MATCH),
         examples: &[Example { line: "zgrep TODO a.gz", holds: Reads(&["TODO", "a.gz"]) }],
+        ..Program::DEFAULT
+    },
+    Program {
+        name: "zip",
+        command_options: CommandOptions {
+            options: &[("--unzip-command", Value), ("-TT", Value)],
+            ..CommandOptions::NONE
+        },
+        examples: &[Example { line: "zip -T -TT 'unzip -tq' a.zip a.txt", holds: Runs(&["unzip -tq"]) }],
         ..Program::DEFAULT
     },
 ];

@@ -480,6 +480,7 @@ fn installed(origin: &'static str, entry: &UserEntry) -> Installed {
         subcommand_exit_one: built_in.subcommand_exit_one,
         destructive: built_in.destructive,
         runs_payloads: built_in.runs_payloads,
+        command_options: built_in.command_options,
         ..Program::DEFAULT
     };
     Installed { origin, spec, program }

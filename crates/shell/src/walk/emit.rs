@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use super::*;
+use crate::programs::{self, CommandIn, DirChange, Role};
 use crate::word::{Word, is_reserved_word};
 use crate::wrappers::*;
 use crate::{Hazard, SimpleCommand, Text, Wrapped};
@@ -296,16 +297,19 @@ impl<'s> Walker<'s, '_, '_> {
         outer
     }
 
-    /// What the command just listed (`words`) runs, or needs a hazard for: `cd` before
-    /// `git`, git's configuration options, `rm` under a variable, `find -exec` and `fd -x`
-    /// payloads, `eval`, `source`, `trap`, `alias`, shells' `-c` strings.
+    /// What the command just listed (`words`) runs, or needs a hazard for, as its entry of
+    /// the program table says ([`programs::built_in`]: no user's file changes what the walker
+    /// reads): `cd` before `git`, git's configuration options, `rm` under a variable,
+    /// `find -exec` and `fd -x` payloads, the commands in options; then bash's own builtins
+    /// (`eval`, `source`, `trap`, `alias`), shells' `-c` strings and launchers.
     #[inline(never)]
     pub(crate) fn program(&mut self, words: &[Word<'s>], chdir: bool) {
         let name = basename(&words[0].value);
         let outer = |this: &Self| this.outer(name);
-        match name {
-            "cd" | "pushd" | "popd" => self.change_dir(words),
-            "git" => {
+        let entry = programs::built_in(name);
+        match entry.role {
+            Role::ChangesDir(change) => return self.change_dir(words, change),
+            Role::Git => {
                 if self.out.changed_dir || chdir {
                     self.out.hazard(Hazard::CdThenGit);
                 }
@@ -316,20 +320,24 @@ impl<'s> Walker<'s, '_, '_> {
                 if git_config_env {
                     self.out.hazard(Hazard::GitConfigOverride);
                 }
-                self.git_options(words);
+                return self.git_options(words);
             }
-            "rm" | "rmdir" => {
+            Role::Removes => {
                 for word in &words[1..] {
                     if rm_glob_under_variable(&word.value) {
                         self.out.hazard(Hazard::RmGlobUnderVariable { arg: excerpt(&word.value) });
                     }
                 }
+                return;
             }
-            "tar" | "rsync" | "zip" | "ssh" | "scp" | "sftp" | "man" | "sort" | "npx" | "npm" => {
-                self.program_option_commands(name, &words[1..]);
-            }
-            "find" => self.find_payloads(words, outer(self)),
-            "fd" | "fdfind" => self.fd_payloads(words, outer(self)),
+            Role::Find => return self.find_payloads(words, outer(self)),
+            Role::Fd => return self.fd_payloads(words, outer(self)),
+            _ => {}
+        }
+        if entry.command_options != programs::CommandOptions::NONE {
+            return self.program_option_commands(entry, &words[1..]);
+        }
+        match name {
             "eval" => self.eval(words, outer(self)),
             "source" | "." if words.get(1).is_some_and(|word| !word.is_static() || reads_a_stream(&word.value)) => {
                 self.out.hazard(Hazard::DynamicEval { command: name.to_owned() });
@@ -378,8 +386,8 @@ impl<'s> Walker<'s, '_, '_> {
         }
     }
 
-    /// Notes a `cd`/`pushd`/`popd` to somewhere other than `.`.
-    pub(crate) fn change_dir(&mut self, words: &[Word<'s>]) {
+    /// Notes a `cd`/`pushd`/`popd` (`change`) to somewhere other than `.`.
+    pub(crate) fn change_dir(&mut self, words: &[Word<'s>], change: DirChange) {
         let mut operands = words[1..].iter().skip_while(|word| {
             word.is_static() && word.value.starts_with('-') && word.value.len() > 1 && word.value != "--"
         });
@@ -387,7 +395,7 @@ impl<'s> Walker<'s, '_, '_> {
         if target.is_some_and(|word| word.is_static() && word.value == "--") {
             target = operands.next();
         }
-        let stays = basename(&words[0].value) == "cd"
+        let stays = change == DirChange::Cd
             && target.is_some_and(|word| word.is_static() && matches!(&*word.value, "." | "./"));
         if !stays {
             self.out.changed_dir = true;
@@ -468,106 +476,110 @@ impl<'s> Walker<'s, '_, '_> {
                 }
             }
             _ => {
-                let options: &[&str] = match sub {
-                    "rebase" => &["--exec", "-x"],
-                    "filter-branch" => &[
-                        "--tree-filter",
-                        "--index-filter",
-                        "--msg-filter",
-                        "--env-filter",
-                        "--commit-filter",
-                        "--parent-filter",
-                        "--tag-name-filter",
-                    ],
-                    "difftool" => &["--extcmd", "-x"],
-                    "grep" => &["--open-files-in-pager", "-O"],
-                    "send-email" => &["--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd", "--smtp-server"],
-                    "fetch" | "pull" | "ls-remote" => &["--upload-pack"],
-                    "clone" => &["--upload-pack", "-u"],
-                    "push" => &["--receive-pack", "--exec"],
-                    "archive" => &["--exec"],
-                    _ => return,
-                };
-                // `grep -O` alone opens the pager git is configured with; `--smtp-server`
-                // names a host unless it is a path to a program.
-                let takes_next = |name: &str| !(sub == "grep" && matches!(name, "-O" | "--open-files-in-pager"));
-                self.option_commands(args, options, &format!("git {sub}"), &takes_next, &|name, value| {
-                    (name != "--smtp-server" || value.starts_with('/')).then(|| value.to_owned())
-                });
+                let Some((_, options)) = programs::GIT_COMMAND_OPTIONS.iter().find(|(s, _)| *s == sub) else { return };
+                self.option_commands("git", &format!("git {sub}"), options, args);
             }
         }
     }
 
-    /// The commands other programs run from their options, each parsed as a command of the
-    /// line: tar's `--to-command`, `--use-compress-program`/`-I`, `--info-script`/`-F`,
-    /// `--new-volume-script`, `--rsh-command` and `--checkpoint-action=exec=CMD`; rsync's
-    /// `--rsh`/`-e`; zip's `--unzip-command`/`-TT`; ssh's (and scp's, sftp's)
-    /// `-o ProxyCommand=…`, `LocalCommand`, `KnownHostsCommand`, and the `-S` program of scp
-    /// and sftp; man's pager
-    /// and browser (`-P`, `--pager`, `-H`, `--html`); sort's `--compress-program`; and the
-    /// `-c`/`--call` string of `npx` and `npm exec`.
+    /// The commands program `name` runs from its options (`args`, after its name), as its
+    /// entry's [`CommandOptions`](programs::CommandOptions) names them, each parsed as a command
+    /// of the line: `--opt=CMD`, `--opt CMD`, `-xCMD` or `-x CMD` for a short one, and a short
+    /// one at the end of a cluster of flags where the entry says so. One known only at run time
+    /// is [`Hazard::DynamicEval`]. Scanning stops at `--`.
     #[inline(never)]
-    pub(crate) fn program_option_commands(&mut self, name: &str, args: &[Word<'s>]) {
-        let all = |_: &str| true;
-        let as_is = |_: &str, value: &str| Some(value.to_owned());
-        match name {
-            "tar" => {
-                let options = [
-                    "--to-command",
-                    "--use-compress-program",
-                    "-I",
-                    "--info-script",
-                    "--new-volume-script",
-                    "-F",
-                    "--rsh-command",
-                    "--checkpoint-action",
-                ];
-                self.option_commands(args, &options, "tar", &all, &|name, value| match name {
-                    // Only the `exec=` action runs anything (`dot`, `echo`, `sleep=1` … do not).
-                    "--checkpoint-action" => value.strip_prefix("exec=").map(str::to_owned),
-                    _ => Some(value.to_owned()),
-                });
+    pub(crate) fn program_option_commands(&mut self, entry: &programs::Program, mut args: &[Word<'s>]) {
+        let (name, options) = (entry.name, entry.command_options);
+        let owner = match options.after.first() {
+            Some(first) => {
+                if !args.first().is_some_and(|w| options.after.contains(&&*w.value)) {
+                    return;
+                }
+                args = &args[1..];
+                Cow::Owned(format!("{name} {first}"))
             }
-            "rsync" => {
-                self.option_commands(args, &["--rsh"], "rsync", &all, &as_is);
-                self.rsync_e(args);
-            }
-            "zip" => self.option_commands(args, &["--unzip-command", "-TT"], "zip", &all, &as_is),
-            "ssh" | "scp" | "sftp" => {
-                let options: &[&str] = if name == "ssh" { &["-o"] } else { &["-o", "-S"] };
-                self.option_commands(args, options, name, &all, &|option, value| {
-                    if option == "-S" {
-                        return Some(value.to_owned());
-                    }
-                    // `Key=value` or `Key value`, the key in any case.
-                    let (key, command) = value.split_once(['=', ' ', '\t'])?;
-                    let runs = ["ProxyCommand", "LocalCommand", "KnownHostsCommand"];
-                    runs.iter().any(|k| k.eq_ignore_ascii_case(key.trim())).then(|| command.trim().to_owned())
-                });
-            }
-            "man" => {
-                // The browser of `-H`/`--html` is attached only (`-Hfirefox`): a word after a
-                // bare `-H` is the page.
-                let takes_next = |option: &str| matches!(option, "--pager" | "-P");
-                self.option_commands(args, &["--pager", "-P", "--html", "-H"], "man", &takes_next, &as_is);
-            }
-            "sort" => self.option_commands(args, &["--compress-program"], "sort", &all, &as_is),
-            "npx" => self.option_commands(args, &["--call", "-c"], "npx", &all, &as_is),
-            "npm" if args.first().is_some_and(|w| matches!(&*w.value, "exec" | "x")) => {
-                self.option_commands(&args[1..], &["--call", "-c"], "npm exec", &all, &as_is);
-            }
-            _ => {}
+            None => Cow::Borrowed(name),
+        };
+        self.option_commands(name, &owner, options.options, args);
+        if !options.clustered.is_empty() {
+            self.clustered_commands(entry, options.clustered, args);
         }
     }
 
-    /// rsync's `-e CMD`, also at the end of a cluster of flags (`-avze CMD`) or attached
-    /// (`-essh`, `-aessh`): getopt gives the rest of the word, or the next word, to the first
-    /// letter that takes a value.
-    pub(crate) fn rsync_e(&mut self, args: &[Word<'s>]) {
-        // rsync's short options that take a value (`-e` among them).
-        const WITH_VALUE: &str = "eBfTM";
-        let outer = self.outer("rsync");
+    /// The commands the `options` of program `name` hand a shell, in `args`; one known only
+    /// at run time is [`Hazard::DynamicEval`] of `owner` (`git rebase`). Scanning stops at `--`.
+    pub(crate) fn option_commands(
+        &mut self,
+        name: &str,
+        owner: &str,
+        options: &[(&str, CommandIn)],
+        args: &[Word<'s>],
+    ) {
+        let outer = self.outer(name);
         let mut k = 0;
+        while let Some(word) = args.get(k) {
+            k += 1;
+            if word.value == "--" {
+                break;
+            }
+            let (spelled, attached) = match word.value.split_once('=') {
+                Some((spelled, value)) if spelled.starts_with("--") => (spelled, Some(value)),
+                _ => (&*word.value, None),
+            };
+            // A short option takes the rest of its word (`-Igzip`, `-Ovim`).
+            let short = options.iter().find(|(o, _)| o.len() == 2 && spelled.len() > 2 && spelled.starts_with(o));
+            let (value, within) = if let Some((short, within)) = short {
+                (Some(word.value[short.len()..].to_owned()), *within)
+            } else if let Some((_, within)) = options.iter().find(|(o, _)| *o == spelled) {
+                let value = match attached {
+                    Some(value) => Some(value.to_owned()),
+                    None if *within == CommandIn::Attached => None,
+                    None => {
+                        k += 1;
+                        args.get(k - 1).map(|w| w.value.to_string())
+                    }
+                };
+                (value, *within)
+            } else {
+                continue;
+            };
+            let Some(value) = value else { continue };
+            if word.is_static() && args.get(k - 1).is_none_or(|w| w.is_static()) {
+                if let Some(command) = command_in(within, &value) {
+                    self.nested(Cow::Owned(command.to_owned()), &outer);
+                }
+            } else {
+                self.out.hazard(Hazard::DynamicEval { command: owner.to_owned() });
+            }
+        }
+    }
+
+    /// The commands the short options `letters` of program `entry` take in a cluster of flags
+    /// (`rsync -avze CMD`, `tar -cIzstd`), attached or as the next word: getopt gives the rest
+    /// of the word, or the next word, to the cluster's first letter that takes a value. Where
+    /// the program reads its first word as options without a dash (`tar cIf zstd a.tar`), each
+    /// letter of it that takes a value takes the next word, in order.
+    pub(crate) fn clustered_commands(&mut self, entry: &programs::Program, letters: &[char], args: &[Word<'s>]) {
+        let outer = self.outer(entry.name);
+        let takes_value = |c: char| entry.value_taking_letters().any(|l| l == c);
+        let mut k = 0;
+        if entry.options_first && args.first().is_some_and(|w| !w.value.starts_with('-')) {
+            let first = &args[0];
+            k = 1;
+            for letter in first.value.chars().filter(|&c| takes_value(c)) {
+                let value = args.get(k);
+                k += 1;
+                if letters.contains(&letter) {
+                    match value {
+                        Some(value) if first.is_static() && value.is_static() => {
+                            self.nested(value.value.clone(), &outer)
+                        }
+                        None => {}
+                        Some(_) => self.out.hazard(Hazard::DynamicEval { command: entry.name.to_owned() }),
+                    }
+                }
+            }
+        }
         while let Some(word) = args.get(k) {
             k += 1;
             if word.value == "--" {
@@ -576,7 +588,7 @@ impl<'s> Walker<'s, '_, '_> {
             let Some(cluster) = word.value.strip_prefix('-').filter(|c| !c.is_empty() && !c.starts_with('-')) else {
                 continue;
             };
-            let Some(at) = cluster.find(|c| WITH_VALUE.contains(c)) else { continue };
+            let Some(at) = cluster.find(takes_value) else { continue };
             let rest = &cluster[at + 1..];
             let next = if rest.is_empty() {
                 k += 1;
@@ -584,7 +596,7 @@ impl<'s> Walker<'s, '_, '_> {
             } else {
                 None
             };
-            if !cluster[at..].starts_with('e') {
+            if !cluster[at..].starts_with(letters) {
                 continue;
             }
             match (rest.is_empty(), next) {
@@ -592,60 +604,9 @@ impl<'s> Walker<'s, '_, '_> {
                 (true, Some(value)) if word.is_static() && value.is_static() => {
                     self.nested(value.value.clone(), &outer);
                 }
-                // `-e` last, with nothing after it: rsync refuses to start.
+                // The letter last, with nothing after it: the program refuses to start.
                 (true, None) => {}
-                _ => self.out.hazard(Hazard::DynamicEval { command: "rsync".to_owned() }),
-            }
-        }
-    }
-
-    /// The command strings the options `options` of a command (`args`, after its name) hand a
-    /// shell: `--name=VALUE`, `--name VALUE` (when `takes_next` says so), `-xVALUE` or
-    /// `-x VALUE` for a short one, each parsed as a command of the line once `pick` has taken
-    /// the command out of it (or skipped it); one known only at run time is
-    /// [`Hazard::DynamicEval`] of `owner`. Scanning stops at `--`.
-    pub(crate) fn option_commands(
-        &mut self,
-        args: &[Word<'s>],
-        options: &[&str],
-        owner: &str,
-        takes_next: &dyn Fn(&str) -> bool,
-        pick: &dyn Fn(&str, &str) -> Option<String>,
-    ) {
-        let outer = self.outer(owner.split(' ').next().unwrap_or(owner));
-        let mut k = 0;
-        while let Some(word) = args.get(k) {
-            k += 1;
-            if word.value == "--" {
-                break;
-            }
-            let (name, attached) = match word.value.split_once('=') {
-                Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-                _ => (&*word.value, None),
-            };
-            // A short option takes the rest of its word (`-xmake`, `-Ovim`).
-            let short = options.iter().find(|o| o.len() == 2 && name.len() > 2 && name.starts_with(*o));
-            let value = if let Some(short) = short {
-                Some(word.value[short.len()..].to_owned())
-            } else if options.contains(&name) {
-                match attached {
-                    Some(value) => Some(value.to_owned()),
-                    None if !takes_next(name) => None,
-                    None => {
-                        k += 1;
-                        args.get(k - 1).map(|w| w.value.to_string())
-                    }
-                }
-            } else {
-                None
-            };
-            let Some(value) = value else { continue };
-            if word.is_static() && args.get(k - 1).is_none_or(|w| w.is_static()) {
-                if let Some(command) = pick(name, &value) {
-                    self.nested(Cow::Owned(command), &outer);
-                }
-            } else {
-                self.out.hazard(Hazard::DynamicEval { command: owner.to_owned() });
+                _ => self.out.hazard(Hazard::DynamicEval { command: entry.name.to_owned() }),
             }
         }
     }
@@ -825,6 +786,20 @@ impl<'s> Walker<'s, '_, '_> {
             Some(string) if string.is_static() => self.nested_with_stdin(string.value.clone(), name, &wrappers),
             Some(_) => self.out.hazard(Hazard::DynamicEval { command: name.to_owned() }),
             None => {}
+        }
+    }
+}
+
+/// The command an option's `value` holds, where it holds one.
+fn command_in(within: CommandIn, value: &str) -> Option<&str> {
+    match within {
+        CommandIn::Value | CommandIn::Attached => Some(value),
+        CommandIn::After(prefix) => value.strip_prefix(prefix),
+        CommandIn::Program => value.starts_with('/').then_some(value),
+        // `Key=value` or `Key value`, the key in any case.
+        CommandIn::Keys(keys) => {
+            let (key, command) = value.split_once(['=', ' ', '\t'])?;
+            keys.iter().any(|k| k.eq_ignore_ascii_case(key.trim())).then(|| command.trim())
         }
     }
 }
